@@ -1,0 +1,89 @@
+// `gantry dev`: one process serving the API on the embedded SQLite file (or DATABASE_URL), with the
+// graphs of a langgraph.json. Ctrl-C stops accepting, finishes open requests, and closes storage.
+import { serve } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
+import { applyProjectEnv, loadDevConfig, type DevFlags, type ServerConfig } from "../config/server-config.js";
+import { parseImportString } from "../config/langgraph-config.js";
+import { assistantService, ensureSystemAssistants } from "../domain/assistants.js";
+import { threadService } from "../domain/threads.js";
+import { StartupError } from "../errors.js";
+import { createLogger, type Logger } from "../logging.js";
+import { loadGraphRegistry } from "../runtime/graph-registry.js";
+import { importExport } from "../runtime/load-module.js";
+import { createApp, type AppDeps } from "../server/app.js";
+import { openStorage } from "../storage/open-storage.js";
+import { startThreadTtlSweeper } from "../sweepers/thread-ttl.js";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  config: ServerConfig;
+  close(): Promise<void>;
+}
+
+export async function startDevServer(flags: DevFlags, log?: Logger): Promise<RunningServer> {
+  const config = loadDevConfig(flags);
+  const logger = log ?? createLogger(config.log);
+  applyProjectEnv(config.project);
+
+  const graphs = await loadGraphRegistry(config.project.graphs);
+  const userApp = config.project.http.app ? await loadUserApp(config.project.root, config.project.http.app) : undefined;
+  const { storage, migrated, location } = await openStorage(config);
+  logger.info("storage ready", { backend: storage.backend, location, migrated });
+
+  const assistants = assistantService({ assistants: storage.assistants, threads: storage.threads, graphs });
+  const threads = threadService({ threads: storage.threads, ttl: config.threadTtl });
+  const created = await ensureSystemAssistants(storage.assistants, graphs);
+  logger.info("graphs loaded", { graphs: graphs.ids(), system_assistants_created: created });
+
+  const deps: AppDeps = { config, storage, graphs, assistants, threads, log: logger, ...(userApp ? { userApp } : {}) };
+  const { app } = createApp(deps);
+  const sweeper = startThreadTtlSweeper({
+    threads,
+    intervalMs: config.threadTtl.sweepIntervalMinutes * 60_000,
+    limit: config.threadTtl.sweepLimit,
+    log: logger,
+  });
+
+  const server = await new Promise<ReturnType<typeof serve>>((resolveListen, rejectListen) => {
+    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolveListen(s));
+    s.once("error", (err: NodeJS.ErrnoException) =>
+      rejectListen(
+        new StartupError(
+          err.code === "EADDRINUSE"
+            ? `Port ${config.port} on ${config.host} is already in use. Stop the other server or pass --port.`
+            : `Cannot listen on ${config.host}:${config.port}: ${err.message}`,
+        ),
+      ),
+    );
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}${config.mountPrefix}`;
+  logger.info("listening", { url, docs: `${url}/docs` });
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    port,
+    config,
+    close() {
+      closing ??= (async () => {
+        await sweeper.stop();
+        await new Promise<void>((done) => server.close(() => done()));
+        await storage.close();
+        logger.info("stopped");
+      })();
+      return closing;
+    },
+  };
+}
+
+async function loadUserApp(root: string, spec: string): Promise<NonNullable<AppDeps["userApp"]>> {
+  const target = parseImportString(root, spec);
+  const exported = await importExport(target, "http.app");
+  if (!exported || typeof (exported as { fetch?: unknown }).fetch !== "function") {
+    throw new StartupError(`http.app: '${target.exportName}' exported from ${target.file} is not a Hono app (it has no fetch method).`);
+  }
+  const app = exported as NonNullable<AppDeps["userApp"]>;
+  return { fetch: (request) => app.fetch(request) };
+}

@@ -1,0 +1,83 @@
+// The `gantry` command: parses argv, runs a subcommand, turns start-up failures into one message
+// and a non-zero exit.
+import { parseArgs } from "node:util";
+import { StartupError } from "../errors.js";
+import { GANTRY_VERSION } from "../version.js";
+import { startDevServer } from "./dev.js";
+
+const USAGE = `Usage: gantry <command> [options]
+
+Commands:
+  dev     Run the Agent Server on an embedded SQLite file (no services needed)
+
+Options for dev:
+  --config <path>     langgraph.json to serve (default: ./langgraph.json)
+  --port <n>          port to listen on (default: 2024)
+  --host <addr>       address to bind (default: 127.0.0.1)
+  --data-dir <dir>    where the SQLite file lives (default: .gantry/ beside the config)
+
+  --version           print the version
+  --help              print this help
+
+Environment: DATABASE_URL selects PostgreSQL instead of SQLite; LOG_LEVEL, LOG_JSON, CORS_ALLOW_ORIGINS,
+MOUNT_PREFIX and HTTP_MAX_REQUEST_BODY_BYTES tune the server.`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      config: { type: "string", short: "c" },
+      port: { type: "string", short: "p" },
+      host: { type: "string" },
+      "data-dir": { type: "string" },
+      version: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.version) {
+    console.log(GANTRY_VERSION);
+    return 0;
+  }
+  const command = positionals[0];
+  if (values.help || !command) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (command !== "dev") {
+    console.error(`Unknown command '${command}'.\n\n${USAGE}`);
+    return 2;
+  }
+  const server = await startDevServer({
+    ...(values.config !== undefined ? { config: values.config } : {}),
+    ...(values.port !== undefined ? { port: values.port } : {}),
+    ...(values.host !== undefined ? { host: values.host } : {}),
+    ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}),
+  });
+  await new Promise<void>((resolveStop) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      server.close().then(resolveStop, resolveStop);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof StartupError) {
+      console.error(`gantry: ${err.message}`);
+    } else if (err instanceof TypeError && (err as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
+      console.error(`gantry: ${err.message}\n\n${USAGE}`);
+      return process.exit(2);
+    } else {
+      console.error("gantry: unexpected failure:", err);
+    }
+    process.exit(1);
+  },
+);

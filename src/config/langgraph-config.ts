@@ -1,0 +1,262 @@
+// langgraph.json -> a validated, typed project description (spec §7). Keys that only matter to
+// image builds are accepted and ignored; keys later issues act on (auth, store, checkpointer) are
+// validated now so a broken file fails at start-up, not at first use.
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { z } from "zod";
+import { StartupError } from "../errors.js";
+
+const importString = z
+  .string()
+  .min(1)
+  .refine((s) => !s.startsWith(":"), "must look like './path/to/file.ts:exportName'");
+
+const graphEntry = z.union([
+  importString,
+  z.object({ path: importString, description: z.string().optional() }).passthrough(),
+]);
+
+const headerPatterns = z
+  .object({
+    includes: z.array(z.string()).optional(),
+    excludes: z.array(z.string()).optional(),
+    include: z.array(z.string()).optional(),
+    exclude: z.array(z.string()).optional(),
+  })
+  .strict();
+
+const cors = z
+  .object({
+    allow_origins: z.array(z.string()).optional(),
+    allow_methods: z.array(z.string()).optional(),
+    allow_headers: z.array(z.string()).optional(),
+    allow_credentials: z.boolean().optional(),
+    allow_origin_regex: z.string().optional(),
+    expose_headers: z.array(z.string()).optional(),
+    max_age: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+
+const http = z
+  .object({
+    app: importString.optional(),
+    cors: cors.optional(),
+    disable_assistants: z.boolean().default(false),
+    disable_threads: z.boolean().default(false),
+    disable_runs: z.boolean().default(false),
+    disable_store: z.boolean().default(false),
+    disable_meta: z.boolean().default(false),
+    disable_ui: z.boolean().default(false),
+    disable_mcp: z.boolean().default(false),
+    disable_a2a: z.boolean().default(false),
+    disable_webhooks: z.boolean().default(false),
+    configurable_headers: headerPatterns.optional(),
+    logging_headers: headerPatterns.optional(),
+    middleware_order: z.enum(["auth_first", "middleware_first"]).default("middleware_first"),
+    enable_custom_route_auth: z.boolean().default(false),
+    mount_prefix: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~\-/]*[^/]$/, "must start with '/' and not end with '/'")
+      .optional(),
+  })
+  .strict();
+
+const auth = z
+  .object({
+    path: importString,
+    disable_studio_auth: z.boolean().default(false),
+    openapi: z.record(z.string(), z.unknown()).optional(),
+    cache: z
+      .object({
+        cache_keys: z.array(z.string()).optional(),
+        ttl_seconds: z.number().positive().optional(),
+        max_size: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
+    allow_langsmith_api_keys: z.boolean().optional(),
+  })
+  .strict();
+
+const store = z
+  .object({
+    index: z
+      .object({
+        dims: z.number().int().positive(),
+        embed: z.string().min(1),
+        fields: z.array(z.string()).default(["$"]),
+      })
+      .passthrough()
+      .optional(),
+    ttl: z
+      .object({
+        refresh_on_read: z.boolean().default(true),
+        default_ttl: z.number().positive().optional(),
+        sweep_interval_minutes: z.number().positive().optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+const checkpointer = z
+  .object({
+    path: importString.optional(),
+    backend: z.string().optional(),
+    serde: z.record(z.string(), z.unknown()).optional(),
+    ttl: z
+      .object({
+        strategy: z.enum(["delete", "keep_latest"]).default("delete"),
+        default_ttl: z.number().positive().optional(),
+        sweep_interval_minutes: z.number().positive().default(5),
+        sweep_limit: z.number().int().positive().default(1000),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+const webhooks = z
+  .object({
+    env_prefix: z.string().default("LG_WEBHOOK_"),
+    headers: z.record(z.string(), z.string()).optional(),
+    url: z
+      .object({
+        require_https: z.boolean().optional(),
+        allowed_domains: z.array(z.string()).optional(),
+        allowed_ports: z.array(z.number().int()).optional(),
+        max_url_length: z.number().int().positive().optional(),
+        disable_loopback: z.boolean().default(true),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const LanggraphJsonSchema = z
+  .object({
+    graphs: z.record(z.string().min(1), graphEntry).refine((g) => Object.keys(g).length > 0, "must name at least one graph"),
+    env: z.union([z.string(), z.record(z.string(), z.string()), z.array(z.string())]).optional(),
+    http: http.optional(),
+    auth: auth.optional(),
+    store: store.optional(),
+    checkpointer: checkpointer.optional(),
+    webhooks: webhooks.optional(),
+    node_version: z.string().optional(),
+    dependencies: z.array(z.string()).optional(),
+    dockerfile_lines: z.array(z.string()).optional(),
+    base_image: z.string().optional(),
+    image_distro: z.string().optional(),
+    api_version: z.string().optional(),
+    python_version: z.string().optional(),
+    pip_config_file: z.string().optional(),
+    pip_installer: z.string().optional(),
+    keep_pkg_tools: z.unknown().optional(),
+    ui: z.record(z.string(), z.string()).optional(),
+    ui_config: z.record(z.string(), z.unknown()).optional(),
+    $schema: z.string().optional(),
+  })
+  .strict();
+
+export type LanggraphJson = z.infer<typeof LanggraphJsonSchema>;
+export type HttpConfig = z.infer<typeof http>;
+
+export interface GraphSpec {
+  graphId: string;
+  /** Absolute path of the module that exports the graph. */
+  file: string;
+  /** Export name; `default` when the import string has none. */
+  exportName: string;
+  description?: string;
+}
+
+export interface ProjectConfig {
+  configPath: string;
+  /** Directory of langgraph.json; relative paths in it resolve from here. */
+  root: string;
+  graphs: GraphSpec[];
+  env: Record<string, string>;
+  http: HttpConfig;
+  raw: LanggraphJson;
+}
+
+/** Splits "./src/agent.ts:graph" into an absolute file and an export name. */
+export function parseImportString(root: string, spec: string): { file: string; exportName: string } {
+  const colon = spec.lastIndexOf(":");
+  // A Windows drive letter ("C:\\...") is not an export separator.
+  const hasExport = colon > 1 || (colon === 1 && !/^[A-Za-z]:[\\/]/.test(spec));
+  const path = hasExport ? spec.slice(0, colon) : spec;
+  const exportName = hasExport ? spec.slice(colon + 1) || "default" : "default";
+  return { file: resolve(root, path), exportName };
+}
+
+export function loadProjectConfig(configPath: string): ProjectConfig {
+  const absolute = resolve(configPath);
+  let text: string;
+  try {
+    text = readFileSync(absolute, "utf8");
+  } catch (err) {
+    throw new StartupError(`Cannot read config file ${absolute}: ${(err as NodeJS.ErrnoException).code ?? err}. Pass --config with the path of your langgraph.json.`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new StartupError(`Config file ${absolute} is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = LanggraphJsonSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? issue.path.join(".") : "(top level)";
+    throw new StartupError(`Config file ${absolute} is invalid at '${where}': ${issue.message}`);
+  }
+  const root = dirname(absolute);
+  const raw = parsed.data;
+  const graphs = Object.entries(raw.graphs).map(([graphId, entry]): GraphSpec => {
+    const spec = typeof entry === "string" ? entry : entry.path;
+    const description = typeof entry === "string" ? undefined : entry.description;
+    return { graphId, ...parseImportString(root, spec), ...(description ? { description } : {}) };
+  });
+  return {
+    configPath: absolute,
+    root,
+    graphs,
+    env: readEnv(root, absolute, raw.env),
+    http: raw.http ?? http.parse({}),
+    raw,
+  };
+}
+
+function readEnv(root: string, configPath: string, env: LanggraphJson["env"]): Record<string, string> {
+  if (env === undefined || Array.isArray(env)) return {};
+  if (typeof env !== "string") return env;
+  const file = resolve(root, env);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new StartupError(`Config file ${configPath} names env file ${file}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? err}).`);
+  }
+  return parseDotenv(text);
+}
+
+/** Minimal .env reader: KEY=VALUE lines, '#' comments, optional quotes, `export ` prefix. */
+export function parseDotenv(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const rawLine of text.split(/\r?\n/)) {
+    const line = rawLine.trim();
+    if (!line || line.startsWith("#")) continue;
+    const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$/.exec(line);
+    if (!match) continue;
+    let value = match[2]!;
+    const quote = value[0];
+    if ((quote === '"' || quote === "'") && value.endsWith(quote) && value.length >= 2) {
+      value = value.slice(1, -1);
+      if (quote === '"') value = value.replace(/\\n/g, "\n");
+    } else {
+      value = value.replace(/\s+#.*$/, "");
+    }
+    out[match[1]!] = value;
+  }
+  return out;
+}

@@ -1,0 +1,111 @@
+// Environment variables and CLI flags -> one frozen ServerConfig. Every default sits next to its
+// variable; nothing else in Gantry reads process.env.
+import { resolve, join, dirname } from "node:path";
+import { z } from "zod";
+import { StartupError } from "../errors.js";
+import type { LogLevel } from "../logging.js";
+import { loadProjectConfig, type ProjectConfig } from "./langgraph-config.js";
+
+export interface DevFlags {
+  config?: string;
+  port?: string;
+  host?: string;
+  dataDir?: string;
+}
+
+export interface ThreadTtlConfig {
+  strategy: "delete" | "keep_latest";
+  defaultTtl?: number;
+  sweepIntervalMinutes: number;
+  sweepLimit: number;
+}
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  /** Where the embedded SQLite file lives; `.gantry/` beside langgraph.json unless --data-dir says otherwise. */
+  dataDir: string;
+  sqliteFile: string;
+  /** PostgreSQL instead of the embedded file, when set. */
+  databaseUrl?: string;
+  postgresPoolMax: number;
+  project: ProjectConfig;
+  log: { level: LogLevel; json: boolean };
+  maxBodyBytes: number;
+  corsAllowOrigins: string[];
+  /** "" or a path such as "/api" that every route is served under. */
+  mountPrefix: string;
+  threadTtl: ThreadTtlConfig;
+}
+
+const EnvSchema = z.object({
+  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_URI: z.string().min(1).optional(),
+  POSTGRES_URI: z.string().min(1).optional(),
+  LANGGRAPH_POSTGRES_POOL_MAX_SIZE: z.coerce.number().int().positive().default(20),
+  LOG_LEVEL: z
+    .string()
+    .transform((s) => s.toLowerCase())
+    .pipe(z.enum(["debug", "info", "warn", "error"]))
+    .default("info"),
+  LOG_JSON: z.enum(["true", "false", "1", "0"]).optional(),
+  // Same cap as the platform: 300 MB.
+  HTTP_MAX_REQUEST_BODY_BYTES: z.coerce.number().int().positive().default(300 * 1024 * 1024),
+  CORS_ALLOW_ORIGINS: z.string().default("*"),
+  MOUNT_PREFIX: z.string().optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).optional(),
+});
+
+export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.env, isTty = Boolean(process.stdout.isTTY)): ServerConfig {
+  const parsedEnv = EnvSchema.safeParse(env);
+  if (!parsedEnv.success) {
+    const issue = parsedEnv.error.issues[0]!;
+    throw new StartupError(`Environment variable ${issue.path.join(".")} is invalid: ${issue.message}`);
+  }
+  const e = parsedEnv.data;
+  const project = loadProjectConfig(flags.config ?? "langgraph.json");
+  const port = flags.port !== undefined ? parsePort(flags.port) : (e.PORT ?? 2024);
+  const dataDir = resolve(flags.dataDir ?? join(dirname(project.configPath), ".gantry"));
+  const ttl = project.raw.checkpointer?.ttl;
+  const mountPrefix = project.http.mount_prefix ?? e.MOUNT_PREFIX ?? "";
+  if (mountPrefix && !/^\/[A-Za-z0-9._~\-/]*[^/]$/.test(mountPrefix)) {
+    throw new StartupError(`MOUNT_PREFIX '${mountPrefix}' must start with '/' and not end with '/'`);
+  }
+  return Object.freeze({
+    host: flags.host ?? "127.0.0.1",
+    port,
+    dataDir,
+    sqliteFile: join(dataDir, "gantry.sqlite"),
+    ...(() => {
+      const url = e.DATABASE_URL ?? e.DATABASE_URI ?? e.POSTGRES_URI;
+      return url ? { databaseUrl: url } : {};
+    })(),
+    postgresPoolMax: e.LANGGRAPH_POSTGRES_POOL_MAX_SIZE,
+    project,
+    log: { level: e.LOG_LEVEL, json: e.LOG_JSON !== undefined ? e.LOG_JSON === "true" || e.LOG_JSON === "1" : !isTty },
+    maxBodyBytes: e.HTTP_MAX_REQUEST_BODY_BYTES,
+    corsAllowOrigins: project.http.cors?.allow_origins ?? e.CORS_ALLOW_ORIGINS.split(",").map((s) => s.trim()).filter(Boolean),
+    mountPrefix,
+    threadTtl: {
+      strategy: ttl?.strategy ?? "delete",
+      ...(ttl?.default_ttl !== undefined ? { defaultTtl: ttl.default_ttl } : {}),
+      sweepIntervalMinutes: ttl?.sweep_interval_minutes ?? 5,
+      sweepLimit: ttl?.sweep_limit ?? 1000,
+    },
+  });
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new StartupError(`--port must be a whole number from 0 to 65535, got '${value}'`);
+  }
+  return port;
+}
+
+/** langgraph.json `env` reaches the graphs through process.env, without overriding what is already set. */
+export function applyProjectEnv(project: ProjectConfig, env: NodeJS.ProcessEnv = process.env): void {
+  for (const [key, value] of Object.entries(project.env)) {
+    if (env[key] === undefined) env[key] = value;
+  }
+}

@@ -1,0 +1,36 @@
+// Error kinds shared by every layer below HTTP. Only server/errors.ts maps a kind to a status,
+// so domain and storage code never think in status codes.
+
+export type ErrorKind =
+  | "malformed"
+  | "unauthenticated"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "invalid"
+  | "busy"
+  | "unsupported"
+  | "too_large";
+
+export class GantryError extends Error {
+  readonly kind: ErrorKind;
+
+  constructor(kind: ErrorKind, message: string) {
+    super(message);
+    this.name = "GantryError";
+    this.kind = kind;
+  }
+}
+
+export const notFound = (message: string) => new GantryError("not_found", message);
+export const conflict = (message: string) => new GantryError("conflict", message);
+export const invalid = (message: string) => new GantryError("invalid", message);
+export const unsupported = (message: string) => new GantryError("unsupported", message);
+
+/** Errors raised at boot (config, graphs, database) that end the process with one clear message. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StartupError";
+  }
+}

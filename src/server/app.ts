@@ -1,0 +1,96 @@
+// HTTP assembly: middleware, the user's own routes, our routes, and the one error handler.
+// Returns a Hono app; starting a socket is the CLI's job.
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import type { ServerConfig } from "../config/server-config.js";
+import type { AssistantService } from "../domain/assistants.js";
+import type { ThreadService } from "../domain/threads.js";
+import type { Logger } from "../logging.js";
+import type { GraphRegistry } from "../runtime/graph-registry.js";
+import type { Storage } from "../storage/ports.js";
+import type { AppEnv } from "./app-env.js";
+import { corsMiddleware } from "./cors.js";
+import { errorHandler } from "./errors.js";
+import { createMetrics } from "./metrics.js";
+import { mountRoutes, type RouteSpec } from "./route.js";
+import { assistantRoutes } from "./routes/assistants.js";
+import { healthRoute, metaRoutes } from "./routes/meta.js";
+import { threadRoutes } from "./routes/threads.js";
+
+export interface AppDeps {
+  config: ServerConfig;
+  storage: Storage;
+  graphs: GraphRegistry;
+  assistants: AssistantService;
+  threads: ThreadService;
+  log: Logger;
+  /** The user's `http.app` (a Hono app or anything with `fetch`), tried before our routes. */
+  userApp?: { fetch: (request: Request, ...rest: unknown[]) => Response | Promise<Response> };
+}
+
+export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
+  const { config, log } = deps;
+  const http = config.project.http;
+  const metrics = createMetrics();
+  const api = new Hono<AppEnv>();
+
+  api.use(requestId());
+  api.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    const seconds = (performance.now() - started) / 1000;
+    const route = c.get("routePattern") ?? "unmatched";
+    metrics.observe(c.req.method, route, c.res.status, seconds);
+    log.debug("request", { request_id: c.get("requestId"), method: c.req.method, route, status: c.res.status, ms: Math.round(seconds * 1000) });
+  });
+  api.use(corsMiddleware(http, config.corsAllowOrigins));
+  api.use(
+    bodyLimit({
+      maxSize: config.maxBodyBytes,
+      onError: (c) => c.json({ detail: `The request body is larger than the limit of ${config.maxBodyBytes} bytes (HTTP_MAX_REQUEST_BODY_BYTES)` }, 413),
+    }),
+  );
+  if (deps.userApp) {
+    const userApp = deps.userApp;
+    api.use(async (c, next) => {
+      const response = await userApp.fetch(c.req.raw);
+      if (response.status !== 404) {
+        c.set("routePattern", "http.app");
+        return response;
+      }
+      await next();
+    });
+  }
+
+  const routes: RouteSpec[] = [healthRoute({ storage: deps.storage })];
+  if (!http.disable_assistants) routes.push(...assistantRoutes({ assistants: deps.assistants, graphs: deps.graphs }));
+  if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }));
+  if (!http.disable_meta) {
+    routes.push(
+      ...metaRoutes({
+        storage: deps.storage,
+        metrics,
+        prefix: config.mountPrefix,
+        capabilities: {
+          assistants: !http.disable_assistants,
+          threads: !http.disable_threads,
+          runs: false,
+          crons: false,
+          store: false,
+        },
+        allRoutes: () => routes,
+      }),
+    );
+  }
+  mountRoutes(api, routes);
+
+  api.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path}` }, 404));
+  api.onError(errorHandler(log));
+
+  if (!config.mountPrefix) return { app: api as unknown as Hono, routes };
+  const root = new Hono();
+  root.route(config.mountPrefix, api);
+  root.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path} (routes are under ${config.mountPrefix})` }, 404));
+  return { app: root, routes };
+}

@@ -1,0 +1,38 @@
+// The one table from error kind to HTTP status, and the handler that uses it. Every error answer is
+// `{"detail": "<sentence>"}`. Statuses are chosen so the official SDK does not retry deterministic
+// refusals (it retries everything outside 400-409 and 422).
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { GantryError, type ErrorKind } from "../errors.js";
+import type { Logger } from "../logging.js";
+
+const STATUS_BY_KIND = {
+  malformed: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  busy: 409,
+  too_large: 413,
+  invalid: 422,
+  unsupported: 422,
+} as const satisfies Record<ErrorKind, number>;
+
+export function statusOf(kind: ErrorKind): (typeof STATUS_BY_KIND)[ErrorKind] {
+  return STATUS_BY_KIND[kind];
+}
+
+export function errorHandler(log: Logger) {
+  return function onError(err: Error, c: Context): Response {
+    if (err instanceof GantryError) {
+      return c.json({ detail: err.message }, statusOf(err.kind));
+    }
+    if (err instanceof HTTPException) {
+      const status = err.status;
+      return c.json({ detail: err.message || "Request failed" }, status);
+    }
+    const requestId = c.get("requestId") as string | undefined;
+    log.error("unhandled error", { request_id: requestId, method: c.req.method, path: c.req.path, err });
+    return c.json({ detail: `Internal error (request ${requestId ?? "unknown"}). The server log has the details.` }, 500);
+  };
+}

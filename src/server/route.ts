@@ -1,0 +1,66 @@
+// A route is declared once, with its schemas, and that one declaration both serves requests and
+// describes them in /openapi.json, so the documentation cannot drift from what is served.
+import type { Context, Hono } from "hono";
+import type { AppEnv } from "./app-env.js";
+import type { z } from "zod";
+import { parseWith, queryObject, readJson } from "./validation.js";
+
+export type Method = "get" | "post" | "put" | "patch" | "delete";
+
+export interface RouteInput<B, Q> {
+  body: B;
+  query: Q;
+}
+
+export interface RouteSpec {
+  method: Method;
+  /** Hono path pattern, e.g. "/threads/:thread_id". */
+  path: string;
+  tag: string;
+  summary: string;
+  body?: z.ZodType;
+  /** When true the body may be absent (treated as {}); otherwise a missing body is validated as undefined. */
+  bodyOptional?: boolean;
+  query?: z.ZodType;
+  /** Query keys that hold lists (accepted as repeated keys, JSON arrays or comma lists). */
+  listQuery?: readonly string[];
+  /** Documented response: status and a short description. */
+  responses: Record<number, string>;
+  /** Name of a component schema in the OpenAPI document describing a successful response. */
+  returns?: string;
+  handler: (c: Context<AppEnv>, input: RouteInput<unknown, unknown>) => Promise<Response> | Response;
+}
+
+export function route<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined>(spec: {
+  method: Method;
+  path: string;
+  tag: string;
+  summary: string;
+  body?: B;
+  bodyOptional?: boolean;
+  query?: Q;
+  listQuery?: readonly string[];
+  responses: Record<number, string>;
+  returns?: string;
+  handler: (
+    c: Context<AppEnv>,
+    input: RouteInput<B extends z.ZodType ? z.output<B> : undefined, Q extends z.ZodType ? z.output<Q> : undefined>,
+  ) => Promise<Response> | Response;
+}): RouteSpec {
+  return spec as RouteSpec;
+}
+
+export function mountRoutes(app: Hono<AppEnv>, routes: RouteSpec[]): void {
+  for (const spec of routes) {
+    app.on(spec.method.toUpperCase(), spec.path, async (c) => {
+      c.set("routePattern", spec.path);
+      let body: unknown;
+      if (spec.body) {
+        const raw = await readJson(c);
+        body = parseWith(spec.body, raw === undefined && spec.bodyOptional ? {} : raw, "body");
+      }
+      const query = spec.query ? parseWith(spec.query, queryObject(c, spec.listQuery ?? []), "query") : undefined;
+      return spec.handler(c, { body, query });
+    });
+  }
+}

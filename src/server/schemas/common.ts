@@ -1,0 +1,18 @@
+// Pieces shared by the wire schemas. Absent and null mean the same ("not provided") for optional
+// fields, because the Python SDK sends explicit nulls where the JS SDK omits keys.
+import { z } from "zod";
+
+export const jsonObject = z.record(z.string(), z.unknown());
+
+/** Optional on the wire: absent or null become undefined. */
+export function optional<S extends z.ZodType>(schema: S) {
+  return schema.nullish().transform((v) => (v === null ? undefined : v));
+}
+
+export const uuid = z.uuid({ error: "must be a UUID" }).transform((s) => s.toLowerCase());
+
+export const limit = z.int().min(1, "must be between 1 and 1000").max(1000, "must be between 1 and 1000");
+export const offset = z.int().min(0, "must be 0 or more");
+export const sortOrder = z.enum(["asc", "desc"]);
+
+export const ifExists = z.enum(["raise", "do_nothing"]);

@@ -1,0 +1,83 @@
+// Turning what comes over the wire into typed values: JSON bodies and query strings through zod,
+// path ids as UUIDs. Every failure is a GantryError whose message names the field and the problem.
+import type { Context } from "hono";
+import { z } from "zod";
+import { GantryError } from "../errors.js";
+import { isUuid } from "../ids.js";
+
+/** One sentence from a zod failure: where, then what. */
+export function describeZodError(error: z.ZodError, where: "body" | "query"): string {
+  const issue = error.issues[0]!;
+  if (issue.code === "unrecognized_keys") {
+    const prefix = issue.path.length ? `'${formatPath(issue.path)}' in the ${where}` : `the ${where}`;
+    return `Unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `'${k}'`).join(", ")} in ${prefix}`;
+  }
+  const field = issue.path.length ? `Field '${formatPath(issue.path)}'` : where === "body" ? "The request body" : "The query";
+  return `${field} is invalid: ${issue.message}`;
+}
+
+function formatPath(path: PropertyKey[]): string {
+  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("");
+}
+
+/** Reads the body as JSON whatever its Content-Type (the platform is as lenient); empty means {}. */
+export async function readJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new GantryError("malformed", `The request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query"): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new GantryError("invalid", describeZodError(parsed.error, where));
+  return parsed.data;
+}
+
+export function uuidParam(c: Context, name: string): string {
+  const value = c.req.param(name);
+  if (value === undefined || !isUuid(value)) {
+    throw new GantryError("invalid", `Path parameter '${name}' must be a UUID, got '${value ?? ""}'`);
+  }
+  return value.toLowerCase();
+}
+
+/**
+ * Query parameters as zod-ready values. Both SDKs' encodings of lists are accepted: repeated keys
+ * (Python), a JSON array string (JS), and comma-separated values.
+ */
+export function queryObject(c: Context, listKeys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const all = c.req.queries();
+  for (const [key, values] of Object.entries(all)) {
+    if (listKeys.includes(key)) {
+      out[key] = values.flatMap(splitList);
+    } else {
+      out[key] = values[values.length - 1];
+    }
+  }
+  return out;
+}
+
+function splitList(value: string): string[] {
+  const trimmed = value.trim();
+  if (trimmed.startsWith("[")) {
+    try {
+      const parsed: unknown = JSON.parse(trimmed);
+      if (Array.isArray(parsed)) return parsed.map(String);
+    } catch {
+      // Not JSON after all: fall through to the comma form.
+    }
+  }
+  return trimmed === "" ? [] : trimmed.split(",").map((s) => s.trim());
+}
+
+/** A query boolean as the SDKs send it: true/false/1/0, any case. */
+export const queryBool = z
+  .string()
+  .transform((s) => s.toLowerCase())
+  .pipe(z.enum(["true", "false", "1", "0"], { error: "must be true, false, 1 or 0" }))
+  .transform((s) => s === "true" || s === "1");

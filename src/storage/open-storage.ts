@@ -1,0 +1,41 @@
+// Picks the backend: PostgreSQL when a database URL is configured, the embedded SQLite file otherwise.
+import { StartupError } from "../errors.js";
+import type { Storage } from "./ports.js";
+import { openSqliteStorage } from "./sqlite/open-sqlite.js";
+
+export interface OpenedStorage {
+  storage: Storage;
+  migrated: string[];
+  /** Where the data lives, for the start-up log (never includes a password). */
+  location: string;
+}
+
+export async function openStorage(options: { sqliteFile: string; databaseUrl?: string; postgresPoolMax: number }): Promise<OpenedStorage> {
+  if (options.databaseUrl) {
+    const location = redactUrl(options.databaseUrl);
+    try {
+      // Loaded on demand so the embedded default never loads the PostgreSQL driver.
+      const { openPostgresStorage } = await import("./postgres/open-postgres.js");
+      const storage = await openPostgresStorage({ url: options.databaseUrl, poolMax: options.postgresPoolMax });
+      return { storage, migrated: storage.migrated, location };
+    } catch (err) {
+      throw new StartupError(`Cannot open PostgreSQL at ${location} (from DATABASE_URL): ${(err as Error).message}. Check that the server is running and the URL is right, or unset DATABASE_URL to use the embedded SQLite file.`);
+    }
+  }
+  try {
+    const storage = openSqliteStorage(options.sqliteFile);
+    return { storage, migrated: storage.migrated, location: options.sqliteFile };
+  } catch (err) {
+    throw new StartupError(`Cannot open the SQLite file ${options.sqliteFile}: ${(err as Error).message}. Check that the directory is writable, or choose another with --data-dir.`);
+  }
+}
+
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(unparseable DATABASE_URL)";
+  }
+}

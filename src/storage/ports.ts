@@ -1,0 +1,119 @@
+// Storage ports: what the domain needs from a backend. Each adapter (sqlite/, postgres/) implements
+// them with hand-written SQL, and one conformance suite holds both to the same behaviour.
+import type { Assistant, AssistantVersion, Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "./records.js";
+
+export type SortOrder = "asc" | "desc";
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+/** A page of results and the number of rows that matched before paging. */
+export interface Paged<T> {
+  items: T[];
+  total: number;
+}
+
+export interface NewAssistant {
+  assistant_id: string;
+  graph_id: string;
+  config: JsonObject;
+  context: JsonObject;
+  metadata: JsonObject;
+  name: string;
+  description: string | null;
+}
+
+export interface AssistantPatch {
+  graph_id?: string;
+  config?: JsonObject;
+  context?: JsonObject;
+  /** Merged into the current metadata, key by key. */
+  metadata?: JsonObject;
+  name?: string;
+  description?: string | null;
+}
+
+export interface AssistantFilter {
+  /** JSON containment on metadata. */
+  metadata?: JsonObject;
+  graph_id?: string;
+  /** Case-insensitive substring of the name. */
+  name?: string;
+}
+
+export type AssistantSortField = "assistant_id" | "graph_id" | "name" | "created_at" | "updated_at";
+
+export interface AssistantRepo {
+  /** Inserts the assistant and its version 1 together. Returns null when the id exists. */
+  create(input: NewAssistant): Promise<Assistant | null>;
+  get(assistantId: string): Promise<Assistant | null>;
+  /** Writes version max+1 from the current one plus the patch and makes it current. */
+  update(assistantId: string, patch: AssistantPatch): Promise<Assistant | null>;
+  delete(assistantId: string): Promise<boolean>;
+  search(filter: AssistantFilter, sort: { by: AssistantSortField; order: SortOrder }, page: Page): Promise<Paged<Assistant>>;
+  count(filter: AssistantFilter): Promise<number>;
+  /** Versions newest first; null when the assistant does not exist. */
+  listVersions(assistantId: string, filter: { metadata?: JsonObject }, page: Page): Promise<AssistantVersion[] | null>;
+  /** Points the assistant at an existing version. Null when the assistant or the version is missing. */
+  setLatest(assistantId: string, version: number): Promise<Assistant | null>;
+}
+
+export interface ThreadTtlInput {
+  strategy: TtlStrategy;
+  ttl_minutes: number;
+}
+
+export interface NewThread {
+  thread_id: string;
+  metadata: JsonObject;
+  ttl?: ThreadTtlInput;
+}
+
+export interface ThreadPatch {
+  /** Merged into the current metadata, key by key. */
+  metadata?: JsonObject;
+  ttl?: ThreadTtlInput;
+}
+
+export interface ThreadFilter {
+  ids?: string[];
+  metadata?: JsonObject;
+  /** JSON containment on the current state values. */
+  values?: JsonObject;
+  status?: ThreadStatus;
+}
+
+export type ThreadSortField = "thread_id" | "status" | "created_at" | "updated_at" | "state_updated_at";
+
+export interface ThreadRepo {
+  /** Returns null when the id exists. */
+  create(input: NewThread): Promise<Thread | null>;
+  /** With `includeTtl`, the thread carries `ttl` (null when it has none). */
+  get(threadId: string, options?: { includeTtl?: boolean }): Promise<Thread | null>;
+  update(threadId: string, patch: ThreadPatch): Promise<Thread | null>;
+  delete(threadId: string): Promise<boolean>;
+  /** Deletes every thread whose metadata.assistant_id is the given id; returns how many. */
+  deleteByAssistant(assistantId: string): Promise<number>;
+  search(filter: ThreadFilter, sort: { by: ThreadSortField; order: SortOrder }, page: Page): Promise<Paged<Thread>>;
+  count(filter: ThreadFilter): Promise<number>;
+  /** Copies the thread row (metadata, config, values, status) under a new id; null when the source is missing. */
+  copy(sourceId: string, newId: string): Promise<Thread | null>;
+  /** Deletes up to `limit` threads whose TTL (strategy `delete`) ran out before `now`; returns how many. */
+  sweepExpired(now: Date, limit: number): Promise<number>;
+  /** Ids of existing threads among `ids`. */
+  existing(ids: string[]): Promise<string[]>;
+  deleteMany(ids: string[]): Promise<number>;
+}
+
+export interface Storage {
+  readonly backend: "sqlite" | "postgres";
+  assistants: AssistantRepo;
+  threads: ThreadRepo;
+  /** True when the database answers a trivial query. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type { Json, JsonObject };

@@ -1,0 +1,37 @@
+// The embedded default: one SQLite file in WAL mode, migrated on open. One process owns it.
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Storage } from "../ports.js";
+import { sqliteAssistants } from "./assistants.js";
+import { migrateSqlite } from "./migrate.js";
+import { sqliteThreads } from "./threads.js";
+
+export interface SqliteStorage extends Storage {
+  readonly file: string;
+  /** Names of the migrations applied when this storage was opened. */
+  readonly migrated: string[];
+}
+
+export function openSqliteStorage(file: string): SqliteStorage {
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000");
+  const migrated = migrateSqlite(db);
+  return {
+    backend: "sqlite",
+    file,
+    migrated,
+    assistants: sqliteAssistants(db),
+    threads: sqliteThreads(db),
+    async ping() {
+      return db.prepare("SELECT 1 AS ok").get() !== undefined;
+    },
+    async close() {
+      db.close();
+    },
+  };
+}

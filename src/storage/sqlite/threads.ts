@@ -1,0 +1,190 @@
+// ThreadRepo on SQLite. Metadata searches first narrow candidates through thread_metadata_keys
+// (kept by triggers) for string/boolean filter keys, then apply exact containment in the same query.
+import type Database from "better-sqlite3";
+import type { Json, Thread, ThreadStatus, TtlStrategy } from "../records.js";
+import type { NewThread, Page, SortOrder, ThreadFilter, ThreadPatch, ThreadRepo, ThreadSortField, ThreadTtlInput } from "../ports.js";
+import { expiresAt } from "../ttl.js";
+import { indexableEntries, jsonContains, type SqlFragment } from "./json-filter.js";
+import { parseJson } from "./sql-helpers.js";
+
+const COLUMNS =
+  'thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at';
+
+const SORT_COLUMNS: Record<ThreadSortField, string> = {
+  thread_id: "thread_id",
+  status: "status",
+  created_at: "created_at",
+  updated_at: "updated_at",
+  state_updated_at: "state_updated_at",
+};
+
+interface ThreadRow {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  state_updated_at: string;
+  metadata: string;
+  status: ThreadStatus;
+  config: string;
+  values: string | null;
+  interrupts: string;
+  error: string | null;
+  ttl_strategy: TtlStrategy | null;
+  ttl_minutes: number | null;
+  expires_at: string | null;
+}
+
+function rowToThread(row: ThreadRow, includeTtl = false): Thread {
+  const thread: Thread = {
+    thread_id: row.thread_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    state_updated_at: row.state_updated_at,
+    metadata: parseJson(row.metadata),
+    status: row.status,
+    config: parseJson(row.config),
+    values: row.values === null ? null : parseJson<Json>(row.values),
+    interrupts: parseJson(row.interrupts),
+    error: row.error === null ? null : parseJson<Json>(row.error),
+  };
+  if (includeTtl) {
+    thread.ttl =
+      row.ttl_strategy && row.ttl_minutes !== null && row.expires_at
+        ? { strategy: row.ttl_strategy, ttl_minutes: row.ttl_minutes, expires_at: row.expires_at }
+        : null;
+  }
+  return thread;
+}
+
+function whereClause(filter: ThreadFilter): SqlFragment {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (filter.ids !== undefined) {
+    parts.push(`thread_id IN (SELECT value FROM json_each(?))`);
+    params.push(JSON.stringify(filter.ids));
+  }
+  if (filter.metadata && Object.keys(filter.metadata).length > 0) {
+    for (const [key, value] of indexableEntries(filter.metadata)) {
+      parts.push("thread_id IN (SELECT thread_id FROM thread_metadata_keys WHERE key = ? AND value = ?)");
+      params.push(key, value);
+    }
+    const contains = jsonContains("metadata", filter.metadata);
+    parts.push(contains.sql);
+    params.push(...contains.params);
+  }
+  if (filter.values && Object.keys(filter.values).length > 0) {
+    const contains = jsonContains('"values"', filter.values);
+    parts.push(`"values" IS NOT NULL AND ${contains.sql}`);
+    params.push(...contains.params);
+  }
+  if (filter.status !== undefined) {
+    parts.push("status = ?");
+    params.push(filter.status);
+  }
+  return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
+}
+
+function ttlColumns(ttl: ThreadTtlInput | undefined, now: Date): [TtlStrategy | null, number | null, string | null] {
+  return ttl ? [ttl.strategy, ttl.ttl_minutes, expiresAt(now, ttl.ttl_minutes)] : [null, null, null];
+}
+
+export function sqliteThreads(db: Database.Database): ThreadRepo {
+  const getRow = db.prepare(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ?`);
+  const insert = db.prepare(
+    `INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at)
+     VALUES (?, ?, ?, ?, ?, 'idle', ?, ?, ?, NULL, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
+  );
+
+  const update = db.transaction((threadId: string, patch: ThreadPatch): Thread | null => {
+    const current = getRow.get(threadId) as ThreadRow | undefined;
+    if (!current) return null;
+    const now = new Date();
+    const metadata = patch.metadata ? JSON.stringify({ ...parseJson(current.metadata), ...patch.metadata }) : current.metadata;
+    const [strategy, minutes, expires] = patch.ttl
+      ? ttlColumns(patch.ttl, now)
+      : [current.ttl_strategy, current.ttl_minutes, current.expires_at];
+    db.prepare(
+      `UPDATE threads SET metadata = ?, updated_at = ?, ttl_strategy = ?, ttl_minutes = ?, expires_at = ? WHERE thread_id = ?`,
+    ).run(metadata, now.toISOString(), strategy, minutes, expires, threadId);
+    return rowToThread(getRow.get(threadId) as ThreadRow);
+  });
+
+  const copy = db.transaction((sourceId: string, newId: string): Thread | null => {
+    const source = getRow.get(sourceId) as ThreadRow | undefined;
+    if (!source) return null;
+    const now = new Date().toISOString();
+    db.prepare(
+      `INSERT INTO threads (${COLUMNS})
+       SELECT ?, ?, ?, ?, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at
+       FROM threads WHERE thread_id = ?`,
+    ).run(newId, now, now, now, sourceId);
+    return rowToThread(getRow.get(newId) as ThreadRow);
+  });
+
+  return {
+    async create(input: NewThread) {
+      const now = new Date();
+      const stamp = now.toISOString();
+      const result = insert.run(
+        input.thread_id,
+        stamp,
+        stamp,
+        stamp,
+        JSON.stringify(input.metadata),
+        "{}",
+        null,
+        "{}",
+        ...ttlColumns(input.ttl, now),
+      );
+      if (result.changes === 0) return null;
+      return rowToThread(getRow.get(input.thread_id) as ThreadRow, input.ttl !== undefined);
+    },
+    async get(threadId, options) {
+      const row = getRow.get(threadId) as ThreadRow | undefined;
+      return row ? rowToThread(row, options?.includeTtl) : null;
+    },
+    async update(threadId, patch) {
+      return update.immediate(threadId, patch);
+    },
+    async delete(threadId) {
+      return db.prepare("DELETE FROM threads WHERE thread_id = ?").run(threadId).changes > 0;
+    },
+    async deleteByAssistant(assistantId) {
+      const where = whereClause({ metadata: { assistant_id: assistantId } });
+      return db.prepare(`DELETE FROM threads ${where.sql}`).run(...where.params).changes;
+    },
+    async search(filter, sort: { by: ThreadSortField; order: SortOrder }, page: Page) {
+      const where = whereClause(filter);
+      const direction = sort.order === "asc" ? "ASC" : "DESC";
+      const rows = db
+        .prepare(`SELECT ${COLUMNS} FROM threads ${where.sql} ORDER BY ${SORT_COLUMNS[sort.by]} ${direction}, thread_id ${direction} LIMIT ? OFFSET ?`)
+        .all(...where.params, page.limit, page.offset) as ThreadRow[];
+      const items = rows.map((row) => rowToThread(row));
+      const total = items.length > 0 && items.length < page.limit ? page.offset + items.length : await this.count(filter);
+      return { items, total };
+    },
+    async count(filter) {
+      const where = whereClause(filter);
+      return (db.prepare(`SELECT COUNT(*) AS n FROM threads ${where.sql}`).get(...where.params) as { n: number }).n;
+    },
+    async copy(sourceId, newId) {
+      return copy.immediate(sourceId, newId);
+    },
+    async sweepExpired(now, limit) {
+      return db
+        .prepare(
+          `DELETE FROM threads WHERE thread_id IN (
+             SELECT thread_id FROM threads WHERE expires_at IS NOT NULL AND expires_at <= ? AND ttl_strategy = 'delete' LIMIT ?)`,
+        )
+        .run(now.toISOString(), limit).changes;
+    },
+    async existing(ids) {
+      const rows = db.prepare("SELECT thread_id FROM threads WHERE thread_id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as Array<{ thread_id: string }>;
+      return rows.map((r) => r.thread_id);
+    },
+    async deleteMany(ids) {
+      return db.prepare("DELETE FROM threads WHERE thread_id IN (SELECT value FROM json_each(?))").run(JSON.stringify(ids)).changes;
+    },
+  };
+}
+
