@@ -1,0 +1,52 @@
+import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { GantryError } from "../errors.js";
+import { parseWith, queryBool, queryObject } from "./validation.js";
+
+async function queryOf(url: string, listKeys: string[]): Promise<Record<string, unknown>> {
+  const app = new Hono();
+  app.get("/q", (c) => c.json(queryObject(c, listKeys)));
+  const response = await app.request(url);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+describe("query lists", () => {
+  it("accepts repeated keys, JSON arrays and comma lists alike", async () => {
+    expect(await queryOf("/q?select=a&select=b", ["select"])).toEqual({ select: ["a", "b"] });
+    expect(await queryOf(`/q?select=${encodeURIComponent('["a","b"]')}`, ["select"])).toEqual({ select: ["a", "b"] });
+    expect(await queryOf("/q?select=a,b", ["select"])).toEqual({ select: ["a", "b"] });
+    expect(await queryOf("/q?x=1&x=2", [])).toEqual({ x: "2" });
+  });
+});
+
+describe("query booleans", () => {
+  it("reads true/false/1/0 in any case and refuses anything else", () => {
+    const schema = z.object({ b: queryBool });
+    expect(parseWith(schema, { b: "TRUE" }, "query").b).toBe(true);
+    expect(parseWith(schema, { b: "1" }, "query").b).toBe(true);
+    expect(parseWith(schema, { b: "false" }, "query").b).toBe(false);
+    expect(parseWith(schema, { b: "0" }, "query").b).toBe(false);
+    expect(() => parseWith(schema, { b: "yes" }, "query")).toThrow(/Field 'b' is invalid: must be true, false, 1 or 0/);
+  });
+});
+
+describe("zod failures", () => {
+  it("become one sentence naming the field", () => {
+    const schema = z.object({ limit: z.int().max(1000), nested: z.object({ a: z.string() }) }).strict();
+    const attempt = (value: unknown) => {
+      try {
+        parseWith(schema, value, "body");
+      } catch (err) {
+        expect(err).toBeInstanceOf(GantryError);
+        expect((err as GantryError).kind).toBe("invalid");
+        return (err as Error).message;
+      }
+      throw new Error("expected a failure");
+    };
+    expect(attempt({ limit: 5000, nested: { a: "x" } })).toMatch(/^Field 'limit' is invalid/);
+    expect(attempt({ limit: 1, nested: { a: 1 } })).toMatch(/^Field 'nested.a' is invalid/);
+    expect(attempt({ limit: 1, nested: { a: "x" }, extra: 1 })).toBe("Unknown field 'extra' in the body");
+    expect(attempt(undefined)).toMatch(/^The request body is invalid/);
+  });
+});
