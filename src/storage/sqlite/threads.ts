@@ -3,6 +3,7 @@
 import type Database from "better-sqlite3";
 import type { Json, Thread, ThreadStatus, TtlStrategy } from "../records.js";
 import type { NewThread, Page, SortOrder, ThreadFilter, ThreadPatch, ThreadRepo, ThreadSortField, ThreadTtlInput } from "../ports.js";
+import { conflict } from "../../errors.js";
 import { expiresAt } from "../ttl.js";
 import { indexableEntries, jsonContains, type SqlFragment } from "./json-filter.js";
 import { parseJson } from "./sql-helpers.js";
@@ -113,11 +114,14 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
     const source = getRow.get(sourceId) as ThreadRow | undefined;
     if (!source) return null;
     const now = new Date().toISOString();
-    db.prepare(
-      `INSERT INTO threads (${COLUMNS})
-       SELECT ?, ?, ?, ?, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at
-       FROM threads WHERE thread_id = ?`,
-    ).run(newId, now, now, now, sourceId);
+    const inserted = db
+      .prepare(
+        `INSERT INTO threads (${COLUMNS})
+         SELECT ?, ?, ?, ?, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at
+         FROM threads WHERE thread_id = ? ON CONFLICT (thread_id) DO NOTHING`,
+      )
+      .run(newId, now, now, now, sourceId);
+    if (inserted.changes === 0) throw conflict(`Thread ${newId} already exists; copy to a new thread id`);
     return rowToThread(getRow.get(newId) as ThreadRow);
   });
 

@@ -1,0 +1,90 @@
+// The production backend: a pg Pool shared by every repo, migrated on open. Many processes can open
+// one database at once; migrations serialise on an advisory lock, everything else on row locks.
+import pg from "pg";
+import { StartupError } from "../../errors.js";
+import type { Storage } from "../ports.js";
+import { postgresAssistants } from "./assistants.js";
+import { checkSchemaName, migratePostgres } from "./migrate.js";
+import { postgresThreads } from "./threads.js";
+
+export interface PostgresOptions {
+  url: string;
+  /** Every pooled connection uses this schema (created when missing); otherwise the URL's search_path. */
+  schema?: string;
+  poolMax?: number;
+}
+
+export interface PostgresStorage extends Storage {
+  readonly backend: "postgres";
+  readonly schema: string | undefined;
+  /** Names of the migrations applied when this storage was opened. */
+  readonly migrated: string[];
+  /** Drops the schema given at open, with everything in it, then closes. */
+  dropSchemaAndClose(): Promise<void>;
+}
+
+export async function openPostgresStorage(options: PostgresOptions): Promise<PostgresStorage> {
+  const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolMax ?? 10,
+    options: schema ? `-c search_path=${schema}` : undefined,
+  });
+  // An idle connection that dies (a database restart) emits 'error' on the pool, which would end the
+  // process without a listener. The pool has already dropped it; the next query opens a fresh one
+  // and fails loudly if the database is really gone.
+  pool.on("error", () => {});
+
+  let migrated: string[];
+  try {
+    await checkReachable(pool, options.url);
+    migrated = await migratePostgres(pool, { schema });
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+
+  let ended: Promise<void> | undefined;
+  const close = () => (ended ??= pool.end());
+
+  return {
+    backend: "postgres",
+    schema,
+    migrated,
+    assistants: postgresAssistants(pool),
+    threads: postgresThreads(pool),
+    async ping() {
+      try {
+        await pool.query("SELECT 1");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close,
+    async dropSchemaAndClose() {
+      if (!schema) throw new Error("dropSchemaAndClose needs the storage to have been opened with a schema");
+      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await close();
+    },
+  };
+}
+
+async function checkReachable(pool: pg.Pool, url: string): Promise<void> {
+  try {
+    await pool.query("SELECT 1");
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new StartupError(`Cannot connect to PostgreSQL at ${describeTarget(url)}: ${reason}. Check that it is running and that the database URL is right`);
+  }
+}
+
+/** Host, port and database of a connection URL, without the credentials it may carry. */
+function describeTarget(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}`;
+  } catch {
+    return "the configured database URL";
+  }
+}

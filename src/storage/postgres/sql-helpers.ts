@@ -1,0 +1,48 @@
+// Small pieces shared by the PostgreSQL repos: queries with driver errors translated, transactions
+// that never return a broken connection to the pool, and positional parameters.
+import type { Pool, PoolClient, QueryResult, QueryResultRow } from "pg";
+import { translatePgError } from "./pg-errors.js";
+
+export type Queryable = Pool | PoolClient;
+
+export async function run<R extends QueryResultRow>(db: Queryable, text: string, values: unknown[] = []): Promise<QueryResult<R>> {
+  try {
+    return await db.query<R>(text, values);
+  } catch (err) {
+    throw translatePgError(err);
+  }
+}
+
+export async function transaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    // A ROLLBACK that fails means the connection itself is gone: destroy it rather than pool it.
+    await client.query("ROLLBACK").catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
+    throw translatePgError(err);
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** Appends a value to `values` and returns its placeholder, so SQL built in pieces stays numbered. */
+export function param(values: unknown[], value: unknown): string {
+  return `$${values.push(value)}`;
+}
+
+/** jsonb parameters travel as JSON text: pg would turn a JavaScript array into a PostgreSQL array. */
+export function jsonParam(values: unknown[], value: unknown): string {
+  return `${param(values, JSON.stringify(value))}::jsonb`;
+}
+
+/** An ILIKE pattern for a substring match that takes %, _ and \ literally (paired with ESCAPE E'\\'). */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
+}

@@ -1,0 +1,191 @@
+// ThreadRepo on PostgreSQL. Every method is one statement; metadata and values filters are jsonb
+// containment (@>), which the GIN index on metadata serves.
+import type { Pool } from "pg";
+import { GantryError } from "../../errors.js";
+import type { Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "../records.js";
+import type { NewThread, ThreadFilter, ThreadRepo, ThreadSortField, ThreadTtlInput } from "../ports.js";
+import { expiresAt } from "../ttl.js";
+import { isUniqueViolation } from "./pg-errors.js";
+import { jsonParam, param, run } from "./sql-helpers.js";
+
+const COLUMNS =
+  'thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at';
+
+const SORT_COLUMNS: Record<ThreadSortField, string> = {
+  thread_id: "thread_id",
+  status: "status",
+  created_at: "created_at",
+  updated_at: "updated_at",
+  state_updated_at: "state_updated_at",
+};
+
+interface ThreadRow {
+  thread_id: string;
+  created_at: Date;
+  updated_at: Date;
+  state_updated_at: Date;
+  metadata: JsonObject;
+  status: ThreadStatus;
+  config: JsonObject;
+  values: Json | null;
+  interrupts: JsonObject;
+  error: Json | null;
+  ttl_strategy: TtlStrategy | null;
+  ttl_minutes: number | null;
+  expires_at: Date | null;
+}
+
+function rowToThread(row: ThreadRow, includeTtl = false): Thread {
+  const thread: Thread = {
+    thread_id: row.thread_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    state_updated_at: row.state_updated_at.toISOString(),
+    metadata: row.metadata,
+    status: row.status,
+    config: row.config,
+    values: row.values,
+    interrupts: row.interrupts,
+    error: row.error,
+  };
+  if (includeTtl) {
+    thread.ttl =
+      row.ttl_strategy && row.ttl_minutes !== null && row.expires_at
+        ? { strategy: row.ttl_strategy, ttl_minutes: row.ttl_minutes, expires_at: row.expires_at.toISOString() }
+        : null;
+  }
+  return thread;
+}
+
+/** Appends the filter's values to `values` and returns the WHERE clause ("" for no filter). */
+function whereClause(filter: ThreadFilter, values: unknown[]): string {
+  const parts: string[] = [];
+  if (filter.ids !== undefined) parts.push(`thread_id = ANY(${param(values, filter.ids)}::text[])`);
+  if (filter.metadata && Object.keys(filter.metadata).length > 0) parts.push(`metadata @> ${jsonParam(values, filter.metadata)}`);
+  // A thread without state has NULL values, and NULL @> anything is not true: it never matches.
+  if (filter.values && Object.keys(filter.values).length > 0) parts.push(`"values" @> ${jsonParam(values, filter.values)}`);
+  if (filter.status !== undefined) parts.push(`status = ${param(values, filter.status)}`);
+  return parts.length ? `WHERE ${parts.join(" AND ")}` : "";
+}
+
+/** The three TTL columns, from one `now` computed in JavaScript so the stored expiry is the one returned. */
+function ttlColumns(ttl: ThreadTtlInput | undefined, now: Date): [TtlStrategy | null, number | null, string | null] {
+  return ttl ? [ttl.strategy, ttl.ttl_minutes, expiresAt(now, ttl.ttl_minutes)] : [null, null, null];
+}
+
+export function postgresThreads(pool: Pool): ThreadRepo {
+  async function count(filter: ThreadFilter): Promise<number> {
+    const values: unknown[] = [];
+    const { rows } = await run<{ n: string }>(pool, `SELECT COUNT(*) AS n FROM threads ${whereClause(filter, values)}`, values);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  return {
+    async create(input: NewThread) {
+      const now = new Date();
+      const { rows } = await run<ThreadRow>(
+        pool,
+        `INSERT INTO threads (${COLUMNS})
+         VALUES ($1, $2, $2, $2, $3::jsonb, 'idle', '{}', NULL, '{}', NULL, $4, $5, $6)
+         ON CONFLICT (thread_id) DO NOTHING
+         RETURNING ${COLUMNS}`,
+        [input.thread_id, now, JSON.stringify(input.metadata), ...ttlColumns(input.ttl, now)],
+      );
+      return rows[0] ? rowToThread(rows[0], input.ttl !== undefined) : null;
+    },
+
+    async get(threadId, options) {
+      const { rows } = await run<ThreadRow>(pool, `SELECT ${COLUMNS} FROM threads WHERE thread_id = $1`, [threadId]);
+      return rows[0] ? rowToThread(rows[0], options?.includeTtl) : null;
+    },
+
+    async update(threadId, patch) {
+      const now = new Date();
+      const values: unknown[] = [];
+      // jsonb || merges top-level keys with the right side winning: the port's key-by-key merge.
+      const sets = [`metadata = metadata || ${jsonParam(values, patch.metadata ?? {})}`, `updated_at = ${param(values, now)}`];
+      if (patch.ttl) {
+        const [strategy, minutes, expires] = ttlColumns(patch.ttl, now);
+        sets.push(`ttl_strategy = ${param(values, strategy)}`, `ttl_minutes = ${param(values, minutes)}`, `expires_at = ${param(values, expires)}`);
+      }
+      const { rows } = await run<ThreadRow>(
+        pool,
+        `UPDATE threads SET ${sets.join(", ")} WHERE thread_id = ${param(values, threadId)} RETURNING ${COLUMNS}`,
+        values,
+      );
+      return rows[0] ? rowToThread(rows[0]) : null;
+    },
+
+    async delete(threadId) {
+      const result = await run(pool, "DELETE FROM threads WHERE thread_id = $1", [threadId]);
+      return (result.rowCount ?? 0) > 0;
+    },
+
+    async deleteByAssistant(assistantId) {
+      const result = await run(pool, "DELETE FROM threads WHERE metadata @> $1::jsonb", [JSON.stringify({ assistant_id: assistantId })]);
+      return result.rowCount ?? 0;
+    },
+
+    async search(filter, sort, page) {
+      const values: unknown[] = [];
+      const where = whereClause(filter, values);
+      const direction = sort.order === "asc" ? "ASC" : "DESC";
+      const { rows } = await run<ThreadRow>(
+        pool,
+        `SELECT ${COLUMNS} FROM threads ${where}
+         ORDER BY ${SORT_COLUMNS[sort.by]} ${direction}, thread_id ${direction}
+         LIMIT ${param(values, page.limit)} OFFSET ${param(values, page.offset)}`,
+        values,
+      );
+      const items = rows.map((row) => rowToThread(row));
+      // A short, non-empty page is the last one, so the total needs no second query.
+      const total = items.length > 0 && items.length < page.limit ? page.offset + items.length : await count(filter);
+      return { items, total };
+    },
+
+    count,
+
+    async copy(sourceId, newId) {
+      const now = new Date();
+      try {
+        const { rows } = await run<ThreadRow>(
+          pool,
+          `INSERT INTO threads (${COLUMNS})
+           SELECT $2, $3, $3, $3, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at
+           FROM threads WHERE thread_id = $1
+           RETURNING ${COLUMNS}`,
+          [sourceId, newId, now],
+        );
+        return rows[0] ? rowToThread(rows[0]) : null;
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new GantryError("conflict", `Thread ${newId} already exists; copy to a new thread id`);
+        throw err;
+      }
+    },
+
+    async sweepExpired(now, limit) {
+      // SKIP LOCKED lets sweepers on several replicas share the work instead of queueing on each other.
+      const result = await run(
+        pool,
+        `DELETE FROM threads WHERE thread_id IN (
+           SELECT thread_id FROM threads
+           WHERE expires_at IS NOT NULL AND expires_at <= $1 AND ttl_strategy = 'delete'
+           ORDER BY expires_at
+           LIMIT $2
+           FOR UPDATE SKIP LOCKED)`,
+        [now, limit],
+      );
+      return result.rowCount ?? 0;
+    },
+
+    async existing(ids) {
+      const { rows } = await run<{ thread_id: string }>(pool, "SELECT thread_id FROM threads WHERE thread_id = ANY($1::text[])", [ids]);
+      return rows.map((r) => r.thread_id);
+    },
+
+    async deleteMany(ids) {
+      const result = await run(pool, "DELETE FROM threads WHERE thread_id = ANY($1::text[])", [ids]);
+      return result.rowCount ?? 0;
+    },
+  };
+}

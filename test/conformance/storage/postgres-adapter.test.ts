@@ -1,0 +1,80 @@
+// What only the PostgreSQL adapter does, beside the shared suite: its boot failures, the migration
+// lock's bounded wait, schema handling, and the one input jsonb cannot hold.
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { GantryError, StartupError } from "../../../src/errors.js";
+import { MIGRATION_LOCK_CLASS, migratePostgres } from "../../../src/storage/postgres/migrate.js";
+import { openPostgresStorage, type PostgresStorage } from "../../../src/storage/postgres/open-postgres.js";
+import { describeWithPostgres, freshSchemaName, TEST_DATABASE_URL } from "../../support/postgres.js";
+import { newThread } from "./builders.js";
+
+await describeWithPostgres("postgres adapter", () => {
+  let storage: PostgresStorage | undefined;
+  beforeAll(async () => {
+    storage = await openPostgresStorage({ url: TEST_DATABASE_URL, schema: freshSchemaName(), poolMax: 2 });
+  });
+  afterAll(async () => {
+    await storage?.dropSchemaAndClose();
+  });
+
+  it("refuses strings containing the NUL character with an invalid error", async () => {
+    const creating = storage!.threads.create(newThread({ metadata: { note: "a\u0000b" } }));
+    await expect(creating).rejects.toBeInstanceOf(GantryError);
+    await expect(creating).rejects.toMatchObject({ kind: "invalid" });
+    const naming = storage!.assistants.create({
+      assistant_id: "a",
+      graph_id: "g",
+      config: {},
+      context: {},
+      metadata: {},
+      name: "a\u0000b",
+      description: null,
+    });
+    await expect(naming).rejects.toMatchObject({ kind: "invalid" });
+  });
+
+  it("refuses a schema name that is not a plain identifier", async () => {
+    const opening = openPostgresStorage({ url: TEST_DATABASE_URL, schema: "x; DROP SCHEMA public" });
+    await expect(opening).rejects.toBeInstanceOf(StartupError);
+    await expect(opening).rejects.toThrow(/lower-case letters, digits and underscores/);
+  });
+
+  it("names the server and the next step when PostgreSQL cannot be reached", async () => {
+    const opening = openPostgresStorage({ url: "postgres://postgres:secret@127.0.0.1:1/test" });
+    await expect(opening).rejects.toBeInstanceOf(StartupError);
+    await expect(opening).rejects.toThrow(/127\.0\.0\.1:1\/test.*Check that it is running/);
+    await expect(opening).rejects.not.toThrow(/secret/);
+  });
+
+  it("gives up waiting for a migration lock held elsewhere, saying how to find the holder", async () => {
+    const schema = freshSchemaName();
+    const holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}`, max: 1 });
+    await holder.connect();
+    try {
+      await holder.query("SELECT pg_advisory_lock($1, hashtext($2))", [MIGRATION_LOCK_CLASS, schema]);
+      const migrating = migratePostgres(pool, { schema, lockWaitMs: 200 });
+      await expect(migrating).rejects.toBeInstanceOf(StartupError);
+      await expect(migrating).rejects.toThrow(/SELECT \* FROM pg_locks WHERE locktype = 'advisory'/);
+    } finally {
+      await holder.end();
+      await pool.end();
+    }
+  });
+
+  it("drops its schema with everything in it", async () => {
+    const schema = freshSchemaName();
+    const dropped = await openPostgresStorage({ url: TEST_DATABASE_URL, schema });
+    await dropped.threads.create(newThread());
+    await dropped.dropSchemaAndClose();
+
+    const observer = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await observer.connect();
+    try {
+      const { rows } = await observer.query("SELECT 1 FROM information_schema.schemata WHERE schema_name = $1", [schema]);
+      expect(rows).toEqual([]);
+    } finally {
+      await observer.end();
+    }
+  });
+});
