@@ -23,7 +23,7 @@ CREATE TABLE assistants (
 CREATE INDEX assistants_created_at ON assistants (created_at, assistant_id);
 CREATE INDEX assistants_updated_at ON assistants (updated_at, assistant_id);
 CREATE INDEX assistants_graph_id ON assistants (graph_id);
-CREATE INDEX assistants_metadata ON assistants USING GIN (metadata jsonb_path_ops);
+CREATE INDEX assistants_metadata ON assistants USING GIN (metadata jsonb_path_ops) WITH (fastupdate = off);
 
 -- Every version ever written; versions are never rewritten, only added.
 CREATE TABLE assistant_versions (
@@ -63,5 +63,7 @@ CREATE INDEX threads_state_updated_at ON threads (state_updated_at, thread_id);
 CREATE INDEX threads_status ON threads (status, updated_at);
 CREATE INDEX threads_expires_at ON threads (expires_at) WHERE expires_at IS NOT NULL;
 -- Serves metadata containment (@>), including deleting an assistant's threads by
--- metadata.assistant_id; no side table as on SQLite.
-CREATE INDEX threads_metadata ON threads USING GIN (metadata jsonb_path_ops);
+-- metadata.assistant_id; no side table as on SQLite. fastupdate is off because its pending list
+-- is scanned linearly by every search until vacuum: with threads created one by one, searches at
+-- 20,000 threads took 13 ms instead of under 2 ms.
+CREATE INDEX threads_metadata ON threads USING GIN (metadata jsonb_path_ops) WITH (fastupdate = off);
