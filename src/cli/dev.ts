@@ -5,7 +5,12 @@ import type { AddressInfo } from "node:net";
 import { applyProjectEnv, loadDevConfig, type DevFlags, type ServerConfig } from "../config/server-config.js";
 import { parseImportString } from "../config/langgraph-config.js";
 import { assistantService, ensureSystemAssistants } from "../domain/assistants.js";
+import { headerFilter } from "../domain/configurable-headers.js";
+import { runService } from "../domain/runs.js";
+import { threadStateService } from "../domain/thread-state.js";
 import { threadService } from "../domain/threads.js";
+import { createMemoryEventLog } from "../events/run-event-log.js";
+import { Worker } from "../queue/worker.js";
 import { StartupError } from "../errors.js";
 import { createLogger, type Logger } from "../logging.js";
 import { loadGraphRegistry } from "../runtime/graph-registry.js";
@@ -32,11 +37,35 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
   logger.info("storage ready", { backend: storage.backend, location, migrated });
 
   const assistants = assistantService({ assistants: storage.assistants, threads: storage.threads, graphs });
-  const threads = threadService({ threads: storage.threads, ttl: config.threadTtl });
+  const state = threadStateService({ threads: storage.threads, graphs, checkpoints: storage.checkpoints });
+  const threads = threadService({ threads: storage.threads, ttl: config.threadTtl, checkpoints: storage.checkpoints, state });
   const created = await ensureSystemAssistants(storage.assistants, graphs);
   logger.info("graphs loaded", { graphs: graphs.ids(), system_assistants_created: created });
 
-  const deps: AppDeps = { config, storage, graphs, assistants, threads, log: logger, ...(userApp ? { userApp } : {}) };
+  const events = createMemoryEventLog({ retentionMs: config.streamRetentionMs });
+  const worker = new Worker({ storage, graphs, events, log: logger }, { workerId: `dev-${process.pid}`, ...config.queue });
+  // One process owns the database in dev: whatever a previous process left running is orphaned.
+  await worker.recover(new Date(Date.now() + config.queue.leaseMs));
+  const runs = runService({
+    runs: storage.runs,
+    threads: storage.threads,
+    assistants,
+    graphs,
+    webhookPolicy: config.project.raw.webhooks?.url ?? {},
+    configurableHeaders: headerFilter(config.project.http.configurable_headers),
+    signals: {
+      created: async (run) => {
+        await events.open(run.run_id, { resumable: true });
+        worker.wake();
+      },
+      cancelRequested: (runIds, action) => {
+        for (const runId of runIds) worker.cancel(runId, action);
+      },
+    },
+  });
+  worker.start();
+
+  const deps: AppDeps = { config, storage, graphs, assistants, threads, state, runs, events, log: logger, ...(userApp ? { userApp } : {}) };
   const { app } = createApp(deps);
   const sweeper = startThreadTtlSweeper({
     threads,
@@ -69,7 +98,11 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     close() {
       closing ??= (async () => {
         await sweeper.stop();
+        await worker.stop(config.queue.shutdownGraceMs);
+        // Open streams would hold close() forever; their clients reconnect elsewhere.
+        (server as import("node:http").Server).closeAllConnections();
         await new Promise<void>((done) => server.close(() => done()));
+        events.close();
         await storage.close();
         logger.info("stopped");
       })();

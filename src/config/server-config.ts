@@ -36,6 +36,23 @@ export interface ServerConfig {
   /** "" or a path such as "/api" that every route is served under. */
   mountPrefix: string;
   threadTtl: ThreadTtlConfig;
+  queue: QueueConfig;
+  /** How long a finished run's events stay readable for joins (RESUMABLE_STREAM_TTL_SECONDS). */
+  streamRetentionMs: number;
+}
+
+export interface QueueConfig {
+  /** Runs one process executes at once (N_JOBS_PER_WORKER). */
+  concurrency: number;
+  /** A run longer than this ends with status timeout (BG_JOB_TIMEOUT_SECS). */
+  timeoutMs: number;
+  leaseMs: number;
+  heartbeatMs: number;
+  pollMs: number;
+  sweepMs: number;
+  maxAttempts: number;
+  /** How long shutdown waits for running runs (BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS). */
+  shutdownGraceMs: number;
 }
 
 const EnvSchema = z.object({
@@ -54,6 +71,11 @@ const EnvSchema = z.object({
   CORS_ALLOW_ORIGINS: z.string().default("*"),
   MOUNT_PREFIX: z.string().optional(),
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  N_JOBS_PER_WORKER: z.coerce.number().int().positive().default(10),
+  BG_JOB_TIMEOUT_SECS: z.coerce.number().positive().default(3600),
+  BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS: z.coerce.number().min(0).max(3600).default(180),
+  BG_JOB_MAX_ATTEMPTS: z.coerce.number().int().positive().default(3),
+  RESUMABLE_STREAM_TTL_SECONDS: z.coerce.number().positive().default(120),
 });
 
 export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.env, isTty = Boolean(process.stdout.isTTY)): ServerConfig {
@@ -92,6 +114,18 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
       sweepIntervalMinutes: ttl?.sweep_interval_minutes ?? 5,
       sweepLimit: ttl?.sweep_limit ?? 1000,
     },
+    queue: {
+      concurrency: e.N_JOBS_PER_WORKER,
+      timeoutMs: e.BG_JOB_TIMEOUT_SECS * 1000,
+      // A worker renews its leases every 10 s; a lease lapses 30 s after its worker stopped renewing.
+      leaseMs: 30_000,
+      heartbeatMs: 10_000,
+      pollMs: 1_000,
+      sweepMs: 30_000,
+      maxAttempts: e.BG_JOB_MAX_ATTEMPTS,
+      shutdownGraceMs: e.BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS * 1000,
+    },
+    streamRetentionMs: e.RESUMABLE_STREAM_TTL_SECONDS * 1000,
   });
 }
 

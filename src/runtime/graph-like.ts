@@ -10,6 +10,9 @@ export interface CompiledGraphLike {
   /** The StateGraph the graph was compiled from; carries the state/input/output definitions. */
   builder?: unknown;
   stream?: (...args: unknown[]) => unknown;
+  getState?: (config: RunnableConfig, options?: { subgraphs?: boolean }) => Promise<unknown>;
+  getStateHistory?: (config: RunnableConfig, options?: Record<string, unknown>) => AsyncIterable<unknown>;
+  updateState?: (config: RunnableConfig, values: unknown, asNode?: string) => Promise<RunnableConfig>;
   invoke?: (...args: unknown[]) => unknown;
   name?: string;
   [key: string]: unknown;

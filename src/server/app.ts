@@ -5,7 +5,10 @@ import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import type { ServerConfig } from "../config/server-config.js";
 import type { AssistantService } from "../domain/assistants.js";
+import type { RunService } from "../domain/runs.js";
+import type { ThreadStateService } from "../domain/thread-state.js";
 import type { ThreadService } from "../domain/threads.js";
+import type { RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { Storage } from "../storage/ports.js";
@@ -16,6 +19,8 @@ import { createMetrics } from "./metrics.js";
 import { mountRoutes, type RouteSpec } from "./route.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { healthRoute, metaRoutes } from "./routes/meta.js";
+import { runRoutes } from "./routes/runs.js";
+import { threadStateRoutes } from "./routes/thread-state.js";
 import { threadRoutes } from "./routes/threads.js";
 
 export interface AppDeps {
@@ -24,6 +29,9 @@ export interface AppDeps {
   graphs: GraphRegistry;
   assistants: AssistantService;
   threads: ThreadService;
+  state: ThreadStateService;
+  runs: RunService;
+  events: RunEventLog;
   log: Logger;
   /** The user's `http.app` (a Hono app or anything with `fetch`), tried before our routes. */
   userApp?: { fetch: (request: Request, ...rest: unknown[]) => Response | Promise<Response> };
@@ -54,7 +62,8 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   if (deps.userApp) {
     const userApp = deps.userApp;
     api.use(async (c, next) => {
-      const response = await userApp.fetch(c.req.raw);
+      // The user's routes are written without the mount prefix, as on the platform.
+      const response = await userApp.fetch(config.mountPrefix ? withoutPrefix(c.req.raw, config.mountPrefix) : c.req.raw);
       if (response.status !== 404) {
         c.set("routePattern", "http.app");
         return response;
@@ -65,7 +74,8 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
 
   const routes: RouteSpec[] = [healthRoute({ storage: deps.storage })];
   if (!http.disable_assistants) routes.push(...assistantRoutes({ assistants: deps.assistants, graphs: deps.graphs }));
-  if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }));
+  if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }), ...threadStateRoutes({ state: deps.state }));
+  if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, events: deps.events, storage: deps.storage, prefix: config.mountPrefix }));
   if (!http.disable_meta) {
     routes.push(
       ...metaRoutes({
@@ -75,7 +85,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
         capabilities: {
           assistants: !http.disable_assistants,
           threads: !http.disable_threads,
-          runs: false,
+          runs: !http.disable_runs,
           crons: false,
           store: false,
         },
@@ -93,4 +103,10 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   root.route(config.mountPrefix, api);
   root.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path} (routes are under ${config.mountPrefix})` }, 404));
   return { app: root, routes };
+}
+
+function withoutPrefix(request: Request, prefix: string): Request {
+  const url = new URL(request.url);
+  if (url.pathname === prefix || url.pathname.startsWith(prefix + "/")) url.pathname = url.pathname.slice(prefix.length) || "/";
+  return new Request(url, request);
 }

@@ -1,6 +1,8 @@
 // Storage ports: what the domain needs from a backend. Each adapter (sqlite/, postgres/) implements
 // them with hand-written SQL, and one conformance suite holds both to the same behaviour.
+import type { CheckpointStore } from "./checkpoint-ports.js";
 import type { Assistant, AssistantVersion, Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "./records.js";
+import type { RunRepo } from "./run-ports.js";
 
 export type SortOrder = "asc" | "desc";
 
@@ -102,6 +104,11 @@ export interface ThreadRepo {
   copy(sourceId: string, newId: string): Promise<Thread | null>;
   /** Deletes up to `limit` threads whose TTL (strategy `delete`) ran out before `now`; returns how many. */
   sweepExpired(now: Date, limit: number): Promise<number>;
+  /**
+   * Records the thread's latest state after a state update outside a run. Only an idle,
+   * interrupted or errored thread changes: a busy one returns "busy" and is left as it is.
+   */
+  setState(threadId: string, state: { values: Json | null; interrupts: JsonObject; status: "idle" | "interrupted" }): Promise<Thread | "busy" | null>;
   /** Ids of existing threads among `ids`. */
   existing(ids: string[]): Promise<string[]>;
   deleteMany(ids: string[]): Promise<number>;
@@ -111,6 +118,8 @@ export interface Storage {
   readonly backend: "sqlite" | "postgres";
   assistants: AssistantRepo;
   threads: ThreadRepo;
+  runs: RunRepo;
+  checkpoints: CheckpointStore;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -41,3 +41,19 @@ export interface Thread {
   error: Json | null;
   ttl?: ThreadTtl | null;
 }
+
+export type RunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
+export type MultitaskStrategy = "reject" | "interrupt" | "rollback" | "enqueue";
+
+export interface Run {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: RunStatus;
+  metadata: JsonObject;
+  /** The stored invocation: input, command, config, context, stream modes, and the other run options. */
+  kwargs: JsonObject;
+  multitask_strategy: MultitaskStrategy | null;
+}

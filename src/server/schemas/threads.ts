@@ -1,6 +1,7 @@
 // Request bodies and queries of the threads routes (spec §1.2), and the record shape for /openapi.json.
 import { z } from "zod";
 import { ifExists, jsonObject, limit, offset, optional, sortOrder, uuid } from "./common.js";
+import { queryBool } from "../validation.js";
 
 export const THREAD_FIELDS = [
   "thread_id",
@@ -104,3 +105,53 @@ export const ThreadRecord = z.object({
   interrupts: jsonObject,
   error: z.unknown(),
 });
+
+const checkpointSelector = z
+  .object({
+    thread_id: optional(z.string()),
+    checkpoint_ns: optional(z.string()),
+    checkpoint_id: optional(z.string()),
+    checkpoint_map: optional(jsonObject),
+  })
+  .strict();
+
+export const StateQuery = z.object({ subgraphs: optional(queryBool) }).strict();
+
+export const StateCheckpointBody = z.object({ checkpoint: checkpointSelector, subgraphs: optional(z.boolean()) }).strict();
+
+export const StateUpdateBody = z
+  .object({
+    values: z.unknown().optional(),
+    checkpoint: optional(checkpointSelector),
+    checkpoint_id: optional(z.string()),
+    as_node: optional(z.string().min(1)),
+  })
+  .strict();
+
+export const StatePatchBody = z.object({ metadata: jsonObject }).strict();
+
+/** `before` as a checkpoint id, a Checkpoint, or a config holding one (the SDKs send all three). */
+const before = z.union([
+  z.string().min(1),
+  checkpointSelector.transform((c) => c.checkpoint_id ?? undefined),
+  z
+    .object({ configurable: z.object({ checkpoint_id: optional(z.string()) }).catchall(z.unknown()) })
+    .catchall(z.unknown())
+    .transform((c) => c.configurable.checkpoint_id),
+]);
+
+export const HistoryBody = z
+  .object({
+    limit: optional(limit),
+    before: optional(before),
+    metadata: optional(jsonObject),
+    checkpoint: optional(checkpointSelector),
+  })
+  .strict();
+
+export const HistoryQuery = z
+  .object({
+    limit: optional(z.coerce.number().pipe(limit)),
+    before: optional(z.string().min(1)),
+  })
+  .strict();

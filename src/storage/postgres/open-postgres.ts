@@ -2,9 +2,12 @@
 // one database at once; migrations serialise on an advisory lock, everything else on row locks.
 import pg from "pg";
 import { StartupError } from "../../errors.js";
+import type { CheckpointStore } from "../checkpoint-ports.js";
 import type { Storage } from "../ports.js";
 import { postgresAssistants } from "./assistants.js";
+import { openPostgresCheckpoints } from "./checkpoints.js";
 import { checkSchemaName, migratePostgres } from "./migrate.js";
+import { postgresRuns } from "./runs.js";
 import { postgresThreads } from "./threads.js";
 
 export interface PostgresOptions {
@@ -25,20 +28,19 @@ export interface PostgresStorage extends Storage {
 
 export async function openPostgresStorage(options: PostgresOptions): Promise<PostgresStorage> {
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolMax ?? 10,
-    options: schema ? `-c search_path=${schema}` : undefined,
-  });
+  const connection: pg.ClientConfig = { connectionString: options.url, options: schema ? `-c search_path=${schema}` : undefined };
+  const pool = new pg.Pool({ ...connection, max: options.poolMax ?? 10 });
   // An idle connection that dies (a database restart) emits 'error' on the pool, which would end the
   // process without a listener. The pool has already dropped it; the next query opens a fresh one
   // and fails loudly if the database is really gone.
   pool.on("error", () => {});
 
   let migrated: string[];
+  let checkpoints: CheckpointStore;
   try {
     await checkReachable(pool, options.url);
     migrated = await migratePostgres(pool, { schema });
+    checkpoints = await openPostgresCheckpoints(pool, { schema: schema ?? (await currentSchema(pool)), connection });
   } catch (err) {
     await pool.end();
     throw err;
@@ -53,6 +55,8 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
     migrated,
     assistants: postgresAssistants(pool),
     threads: postgresThreads(pool),
+    runs: postgresRuns(pool),
+    checkpoints,
     async ping() {
       try {
         await pool.query("SELECT 1");
@@ -77,6 +81,12 @@ async function checkReachable(pool: pg.Pool, url: string): Promise<void> {
     const reason = err instanceof Error ? err.message : String(err);
     throw new StartupError(`Cannot connect to PostgreSQL at ${describeTarget(url)}: ${reason}. Check that it is running and that the database URL is right`);
   }
+}
+
+/** The schema the saver's tables go to when none was given: where the search_path puts ours (migrate checked it exists). */
+async function currentSchema(pool: pg.Pool): Promise<string> {
+  const { rows } = await pool.query<{ schema: string }>("SELECT current_schema() AS schema");
+  return rows[0]!.schema;
 }
 
 /** Host, port and database of a connection URL, without the credentials it may carry. */

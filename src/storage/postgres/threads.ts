@@ -145,6 +145,26 @@ export function postgresThreads(pool: Pool): ThreadRepo {
 
     count,
 
+    async setState(threadId, state) {
+      const now = new Date();
+      // One statement: the status check and the write cannot be split by a run being claimed.
+      const { rows } = await run<ThreadRow & { was_busy: boolean }>(
+        pool,
+        `WITH current AS (SELECT thread_id, status = 'busy' AS was_busy FROM threads WHERE thread_id = $1 FOR UPDATE),
+         updated AS (
+           UPDATE threads t SET "values" = $2::jsonb, interrupts = $3::jsonb, status = $4, error = NULL, updated_at = $5, state_updated_at = $5
+           FROM current c WHERE t.thread_id = c.thread_id AND NOT c.was_busy
+           RETURNING ${COLUMNS.split(", ").map((col) => `t.${col}`).join(", ")}
+         )
+         SELECT c.was_busy, u.* FROM current c LEFT JOIN updated u ON TRUE`,
+        [threadId, state.values === null ? null : JSON.stringify(state.values), JSON.stringify(state.interrupts), state.status, now],
+      );
+      const row = rows[0];
+      if (!row) return null;
+      if (row.was_busy) return "busy";
+      return rowToThread(row);
+    },
+
     async copy(sourceId, newId) {
       const now = new Date();
       try {

@@ -4,7 +4,9 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Storage } from "../ports.js";
 import { sqliteAssistants } from "./assistants.js";
+import { sqliteCheckpoints } from "./checkpoints.js";
 import { migrateSqlite } from "./migrate.js";
+import { sqliteRuns } from "./runs.js";
 import { sqliteThreads } from "./threads.js";
 
 export interface SqliteStorage extends Storage {
@@ -27,6 +29,8 @@ export function openSqliteStorage(file: string): SqliteStorage {
     migrated,
     assistants: sqliteAssistants(db),
     threads: sqliteThreads(db),
+    runs: sqliteRuns(db),
+    checkpoints: sqliteCheckpoints(db),
     async ping() {
       return db.prepare("SELECT 1 AS ok").get() !== undefined;
     },

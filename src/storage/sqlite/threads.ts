@@ -1,7 +1,7 @@
 // ThreadRepo on SQLite. Metadata searches first narrow candidates through thread_metadata_keys
 // (kept by triggers) for string/boolean filter keys, then apply exact containment in the same query.
 import type Database from "better-sqlite3";
-import type { Json, Thread, ThreadStatus, TtlStrategy } from "../records.js";
+import type { Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "../records.js";
 import type { NewThread, Page, SortOrder, ThreadFilter, ThreadPatch, ThreadRepo, ThreadSortField, ThreadTtlInput } from "../ports.js";
 import { conflict } from "../../errors.js";
 import { expiresAt } from "../ttl.js";
@@ -125,6 +125,19 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
     return rowToThread(getRow.get(newId) as ThreadRow);
   });
 
+  const setState = db.transaction(
+    (threadId: string, state: { values: Json | null; interrupts: JsonObject; status: "idle" | "interrupted" }): Thread | "busy" | null => {
+      const current = getRow.get(threadId) as ThreadRow | undefined;
+      if (!current) return null;
+      if (current.status === "busy") return "busy";
+      const now = new Date().toISOString();
+      db.prepare(
+        `UPDATE threads SET "values" = ?, interrupts = ?, status = ?, error = NULL, updated_at = ?, state_updated_at = ? WHERE thread_id = ?`,
+      ).run(state.values === null ? null : JSON.stringify(state.values), JSON.stringify(state.interrupts), state.status, now, now, threadId);
+      return rowToThread(getRow.get(threadId) as ThreadRow);
+    },
+  );
+
   return {
     async create(input: NewThread) {
       const now = new Date();
@@ -181,6 +194,9 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
              SELECT thread_id FROM threads WHERE expires_at IS NOT NULL AND expires_at <= ? AND ttl_strategy = 'delete' LIMIT ?)`,
         )
         .run(now.toISOString(), limit).changes;
+    },
+    async setState(threadId, state) {
+      return setState.immediate(threadId, state);
     },
     async existing(ids) {
       const rows = db.prepare("SELECT thread_id FROM threads WHERE thread_id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as Array<{ thread_id: string }>;

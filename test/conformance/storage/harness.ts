@@ -4,7 +4,9 @@
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { Storage } from "../../../src/storage/ports.js";
 import { assistantCases } from "./assistants.cases.js";
+import { checkpointCases } from "./checkpoints.cases.js";
 import { migrationCases } from "./migrations.cases.js";
+import { runCases } from "./runs.cases.js";
 import { threadCases } from "./threads.cases.js";
 
 /** Every adapter reports the migrations it applied on open; the migration cases read it. */
@@ -63,6 +65,8 @@ export function describeStorageConformance<S extends MigratedStorage>(label: str
 
     describe("assistants", () => assistantCases({ storage, test }));
     describe("threads", () => threadCases({ storage, test }));
+    describe("runs", () => runCases({ storage, test }, harness));
+    describe("checkpoints", () => checkpointCases({ storage, test }));
     describe("migrations", () => migrationCases({ storage, test }, harness));
   });
 }

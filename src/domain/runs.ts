@@ -1,0 +1,194 @@
+// Run rules: resolving the assistant, building the stored invocation (kwargs) with the enriched
+// configurable, the thread's multitask strategy (applied atomically by storage), and cancellation.
+import { conflict, invalid, notFound } from "../errors.js";
+import { newId } from "../ids.js";
+import type { GraphRegistry } from "../runtime/graph-registry.js";
+import type { CancelAction, RunRepo } from "../storage/run-ports.js";
+import type { ThreadRepo } from "../storage/ports.js";
+import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../storage/records.js";
+import type { AssistantService } from "./assistants.js";
+import { checkWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
+
+export interface RunCreate {
+  assistant_id: string;
+  input?: unknown;
+  command?: { resume?: unknown; update?: unknown; goto?: unknown };
+  config?: { tags?: string[]; recursion_limit?: number; configurable?: Record<string, unknown>; [key: string]: unknown };
+  context?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  stream_mode?: string | string[];
+  stream_subgraphs?: boolean;
+  stream_resumable?: boolean;
+  interrupt_before?: "*" | string[];
+  interrupt_after?: "*" | string[];
+  webhook?: string;
+  feedback_keys?: string[];
+  on_disconnect?: "cancel" | "continue";
+  after_seconds?: number;
+  durability?: "sync" | "async" | "exit";
+  checkpoint_during?: boolean;
+  if_not_exists?: "reject" | "create";
+  multitask_strategy?: MultitaskStrategy;
+  checkpoint?: { checkpoint_id?: string; checkpoint_ns?: string; checkpoint_map?: Record<string, unknown>; thread_id?: string };
+  checkpoint_id?: string;
+  on_completion?: "delete" | "keep";
+  langsmith_tracer?: { project_name?: string; example_id?: string };
+}
+
+/** How the run service tells the queue about new runs and cancellations. */
+export interface RunSignals {
+  created(run: Run): void | Promise<void>;
+  cancelRequested(runIds: string[], action: CancelAction): void;
+}
+
+export interface RunService {
+  create(threadId: string | null, body: RunCreate, request: { headers: Record<string, string> }): Promise<Run>;
+  get(threadId: string | undefined, runId: string): Promise<Run>;
+  list(threadId: string, filter: { status?: RunStatus }, page: { limit: number; offset: number }): Promise<Run[]>;
+  delete(threadId: string | undefined, runId: string): Promise<void>;
+  cancel(threadId: string | undefined, runId: string, action: CancelAction): Promise<Run>;
+  cancelMany(target: { threadId: string; runIds: string[] } | { status: "pending" | "running" | "all" }, action: CancelAction): Promise<void>;
+}
+
+export interface RunServiceDeps {
+  runs: RunRepo;
+  threads: ThreadRepo;
+  assistants: AssistantService;
+  graphs: GraphRegistry;
+  signals: RunSignals;
+  webhookPolicy?: WebhookUrlPolicy;
+  /** Picks the request headers that reach `configurable` (http.configurable_headers). */
+  configurableHeaders: (headers: Record<string, string>) => Record<string, string>;
+}
+
+export function runService(deps: RunServiceDeps): RunService {
+  const { runs, threads, assistants, graphs, signals } = deps;
+
+  const mustGet = async (threadId: string | undefined, runId: string): Promise<Run> => {
+    const run = await runs.get(runId, threadId);
+    if (!run) throw notFound(threadId ? `Run ${runId} not found on thread ${threadId}` : `Run ${runId} not found`);
+    return run;
+  };
+
+  return {
+    async create(threadId, body, request) {
+      const assistant = await assistants.get(body.assistant_id);
+      const stateless = threadId === null;
+      if (body.webhook !== undefined) checkWebhookUrl(body.webhook, deps.webhookPolicy);
+      if (threadId !== null) {
+        const thread = await threads.get(threadId);
+        const threadGraph = thread?.metadata.graph_id;
+        if (thread && typeof threadGraph === "string" && threadGraph !== assistant.graph_id) {
+          throw invalid(`Thread ${threadId} belongs to graph '${threadGraph}', but assistant ${assistant.assistant_id} runs graph '${assistant.graph_id}'`);
+        }
+      }
+      const runId = newId();
+      const targetThread = threadId ?? newId();
+      const config = mergeConfig(assistant.config, body.config);
+      const configurable: JsonObject = {
+        ...(config.configurable as JsonObject | undefined),
+        ...deps.configurableHeaders(request.headers),
+        run_id: runId,
+        thread_id: targetThread,
+        graph_id: assistant.graph_id,
+        assistant_id: assistant.assistant_id,
+        ...(body.langsmith_tracer?.project_name ? { langsmith_project: body.langsmith_tracer.project_name } : {}),
+        ...(body.langsmith_tracer?.example_id ? { langsmith_example_id: body.langsmith_tracer.example_id } : {}),
+      };
+      const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
+      if (checkpointId !== undefined) {
+        configurable.checkpoint_id = checkpointId;
+        if (body.checkpoint?.checkpoint_ns !== undefined) configurable.checkpoint_ns = body.checkpoint.checkpoint_ns;
+      }
+      await checkNodes(graphs, assistant.graph_id, { ...config, configurable }, body);
+      const streamMode = body.stream_mode === undefined ? ["values"] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
+      const temporary = stateless && (body.on_completion ?? "delete") === "delete";
+      const kwargs: JsonObject = {
+        input: (body.input ?? null) as Json,
+        command: (body.command ?? null) as Json,
+        config: { ...config, configurable } as JsonObject,
+        context: { ...(assistant.context as JsonObject), ...((body.context ?? {}) as JsonObject) },
+        stream_mode: streamMode,
+        subgraphs: body.stream_subgraphs ?? false,
+        resumable: body.stream_resumable ?? false,
+        interrupt_before: (body.interrupt_before ?? null) as Json,
+        interrupt_after: (body.interrupt_after ?? null) as Json,
+        webhook: body.webhook ?? null,
+        feedback_keys: body.feedback_keys ?? null,
+        temporary,
+        on_disconnect: body.on_disconnect ?? "continue",
+        durability: body.durability ?? (body.checkpoint_during === false ? "exit" : "async"),
+      };
+      const multitask = stateless ? "enqueue" : (body.multitask_strategy ?? "enqueue");
+      const result = await runs.enqueue(
+        {
+          run_id: runId,
+          thread_id: targetThread,
+          assistant_id: assistant.assistant_id,
+          metadata: (body.metadata ?? {}) as JsonObject,
+          kwargs,
+          multitask_strategy: stateless ? null : multitask,
+          available_at: new Date(Date.now() + (body.after_seconds ?? 0) * 1000),
+        },
+        {
+          threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+          multitask,
+          ...(stateless || body.if_not_exists === "create"
+            ? { createThread: { metadata: (body.metadata ?? {}) as JsonObject, temporary } }
+            : {}),
+        },
+      );
+      if (result.kind === "thread_missing") throw notFound(`Thread ${targetThread} not found (pass if_not_exists: "create" to create it)`);
+      if (result.kind === "busy") {
+        throw conflict(`Thread ${targetThread} is busy with another run, and multitask_strategy is "reject"`);
+      }
+      if (result.cancelled.length > 0) signals.cancelRequested(result.cancelled, multitask === "rollback" ? "rollback" : "interrupt");
+      await signals.created(result.run);
+      return result.run;
+    },
+    get: mustGet,
+    async list(threadId, filter, page) {
+      if (!(await threads.get(threadId))) throw notFound(`Thread ${threadId} not found`);
+      return runs.list(threadId, filter, page);
+    },
+    async delete(threadId, runId) {
+      const outcome = await runs.delete(runId, threadId);
+      if (outcome === null) throw notFound(`Run ${runId} not found`);
+      if (outcome === "active") throw conflict(`Run ${runId} is still pending or running; cancel it before deleting it`);
+    },
+    async cancel(threadId, runId, action) {
+      const run = await mustGet(threadId, runId);
+      if (run.status !== "pending" && run.status !== "running") {
+        throw conflict(`Run ${runId} has already finished (status ${run.status}); only pending or running runs can be cancelled`);
+      }
+      const result = await runs.cancel({ runIds: [runId], ...(threadId ? { threadId } : {}) }, action);
+      if (result.flagged.length > 0) signals.cancelRequested(result.flagged, action);
+      return run;
+    },
+    async cancelMany(target, action) {
+      const result = await runs.cancel("status" in target ? target : { runIds: target.runIds, threadId: target.threadId }, action);
+      if (result.flagged.length > 0) signals.cancelRequested(result.flagged, action);
+    },
+  };
+}
+
+function mergeConfig(base: JsonObject, override: RunCreate["config"]): JsonObject {
+  if (!override) return { ...base };
+  return {
+    ...base,
+    ...(override as JsonObject),
+    configurable: { ...((base.configurable as JsonObject | undefined) ?? {}), ...((override.configurable as JsonObject | undefined) ?? {}) },
+  };
+}
+
+/** interrupt_before/after must name nodes of the graph, so a typo fails at creation, not mid-run. */
+async function checkNodes(graphs: GraphRegistry, graphId: string, config: JsonObject, body: RunCreate): Promise<void> {
+  const named = [body.interrupt_before, body.interrupt_after].filter((v): v is string[] => Array.isArray(v)).flat();
+  if (named.length === 0) return;
+  const graph = await graphs.get(graphId).resolve(config);
+  const nodes = new Set(Object.keys((graph.nodes as Record<string, unknown> | undefined) ?? {}));
+  const unknown = named.filter((n) => !nodes.has(n));
+  if (unknown.length > 0) {
+    throw invalid(`interrupt_before/interrupt_after name unknown node(s) ${unknown.map((n) => `'${n}'`).join(", ")}; graph '${graphId}' has ${[...nodes].filter((n) => n !== "__start__").join(", ")}`);
+  }
+}

@@ -1,0 +1,141 @@
+// Thread state outside runs: reading the latest or a past checkpoint, history, state updates as a
+// node, and pre-populating a new thread from supersteps. The graph is the thread's graph
+// (metadata.graph_id), run with the official checkpointer.
+import { conflict, invalid, notFound } from "../errors.js";
+import type { CompiledGraphLike } from "../runtime/graph-like.js";
+import type { GraphRegistry } from "../runtime/graph-registry.js";
+import { checkpointOf, toThreadState, type Checkpoint, type ThreadState } from "../runtime/thread-state.js";
+import { toWire } from "../runtime/wire-serde.js";
+import type { CheckpointStore } from "../storage/checkpoint-ports.js";
+import type { ThreadRepo } from "../storage/ports.js";
+import type { Json, JsonObject, Thread } from "../storage/records.js";
+
+export interface CheckpointSelector {
+  checkpoint_id?: string | null;
+  checkpoint_ns?: string | null;
+  checkpoint_map?: Record<string, unknown> | null;
+}
+
+export interface ThreadStateService {
+  get(threadId: string, options: { checkpoint?: CheckpointSelector; subgraphs?: boolean }): Promise<ThreadState>;
+  history(
+    threadId: string,
+    options: { limit: number; before?: string; metadata?: Record<string, unknown>; checkpoint?: CheckpointSelector },
+  ): Promise<ThreadState[]>;
+  update(threadId: string, input: { values: unknown; asNode?: string; checkpoint?: CheckpointSelector }): Promise<{ checkpoint: Checkpoint | null }>;
+  applySupersteps(threadId: string, graphId: string, supersteps: Array<{ updates: Array<{ values?: unknown; command?: unknown; as_node: string }> }>): Promise<Thread>;
+}
+
+const EMPTY_STATE: ThreadState = {
+  values: {},
+  next: [],
+  tasks: [],
+  checkpoint: null as unknown as Checkpoint,
+  parent_checkpoint: null,
+  metadata: {},
+  created_at: null,
+  interrupts: [],
+};
+
+export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphRegistry; checkpoints: CheckpointStore }): ThreadStateService {
+  const { threads, graphs, checkpoints } = deps;
+
+  const threadAndGraph = async (threadId: string): Promise<{ thread: Thread; graph: CompiledGraphLike | null }> => {
+    const thread = await threads.get(threadId);
+    if (!thread) throw notFound(`Thread ${threadId} not found`);
+    const graphId = thread.metadata.graph_id;
+    if (typeof graphId !== "string" || !graphs.has(graphId)) return { thread, graph: null };
+    return { thread, graph: await graphFor(graphId, threadId) };
+  };
+
+  const graphFor = async (graphId: string, threadId: string): Promise<CompiledGraphLike> => {
+    const graph = await graphs.get(graphId).resolve({ configurable: { thread_id: threadId } });
+    graph.checkpointer = checkpoints.saver;
+    return graph;
+  };
+
+  const configOf = (threadId: string, checkpoint?: CheckpointSelector) => ({
+    configurable: {
+      thread_id: threadId,
+      ...(checkpoint?.checkpoint_id ? { checkpoint_id: checkpoint.checkpoint_id } : {}),
+      ...(checkpoint?.checkpoint_ns ? { checkpoint_ns: checkpoint.checkpoint_ns } : {}),
+      ...(checkpoint?.checkpoint_map ? { checkpoint_map: checkpoint.checkpoint_map } : {}),
+    },
+  });
+
+  /** Refreshes the thread row from the graph's latest state after a change outside a run. */
+  const record = async (thread: Thread, graph: CompiledGraphLike): Promise<Thread> => {
+    const state = toThreadState(await graph.getState!({ configurable: { thread_id: thread.thread_id } }));
+    const interrupts: JsonObject = {};
+    for (const task of state.tasks) if (task.interrupts.length > 0) interrupts[task.id] = task.interrupts as Json;
+    const saved = await threads.setState(thread.thread_id, {
+      values: state.values as Json,
+      interrupts,
+      status: state.next.length > 0 ? "interrupted" : "idle",
+    });
+    if (saved === "busy") throw conflict(`Thread ${thread.thread_id} is busy with a run; update its state once the run has finished`);
+    if (!saved) throw notFound(`Thread ${thread.thread_id} not found`);
+    return saved;
+  };
+
+  return {
+    async get(threadId, options) {
+      const { graph } = await threadAndGraph(threadId);
+      if (!graph) return EMPTY_STATE;
+      const snapshot = await graph.getState!(configOf(threadId, options.checkpoint), { subgraphs: options.subgraphs ?? false });
+      const state = toThreadState(snapshot);
+      if (options.checkpoint?.checkpoint_id && state.checkpoint?.checkpoint_id !== options.checkpoint.checkpoint_id) {
+        throw notFound(`Checkpoint ${options.checkpoint.checkpoint_id} not found on thread ${threadId}`);
+      }
+      return state;
+    },
+
+    async history(threadId, options) {
+      const { graph } = await threadAndGraph(threadId);
+      if (!graph) return [];
+      const out: ThreadState[] = [];
+      const listOptions = {
+        limit: options.limit,
+        ...(options.before ? { before: { configurable: { checkpoint_id: options.before } } } : {}),
+        ...(options.metadata ? { filter: options.metadata } : {}),
+      };
+      for await (const snapshot of graph.getStateHistory!(configOf(threadId, options.checkpoint), listOptions)) {
+        out.push(toThreadState(snapshot));
+        if (out.length >= options.limit) break;
+      }
+      return out;
+    },
+
+    async update(threadId, input) {
+      const { thread, graph } = await threadAndGraph(threadId);
+      if (!graph) {
+        throw invalid(`Thread ${threadId} has no graph yet: run an assistant on it (or create it with metadata.graph_id) before updating its state`);
+      }
+      if (thread.status === "busy") throw conflict(`Thread ${threadId} is busy with a run; update its state once the run has finished`);
+      let config;
+      try {
+        config = await graph.updateState!(configOf(threadId, input.checkpoint), input.values, input.asNode);
+      } catch (err) {
+        throw invalid(`The state update was refused by the graph: ${(err as Error).message}`);
+      }
+      await record(thread, graph);
+      return { checkpoint: checkpointOf(config) };
+    },
+
+    async applySupersteps(threadId, graphId, supersteps) {
+      const thread = await threads.get(threadId);
+      if (!thread) throw notFound(`Thread ${threadId} not found`);
+      const graph = await graphFor(graphId, threadId);
+      const bulk = (graph as { bulkUpdateState?: (config: unknown, steps: unknown) => Promise<unknown> }).bulkUpdateState;
+      if (typeof bulk !== "function") throw invalid(`Graph '${graphId}' cannot apply supersteps (its LangGraph version has no bulkUpdateState)`);
+      try {
+        await bulk.call(graph, configOf(threadId), supersteps.map((step) => ({
+          updates: step.updates.map((u) => ({ values: toWire(u.values), asNode: u.as_node })),
+        })));
+      } catch (err) {
+        throw invalid(`Field 'supersteps' was refused by the graph: ${(err as Error).message}`);
+      }
+      return record(thread, graph);
+    },
+  };
+}

@@ -1,0 +1,297 @@
+// Event logs: what a run (or every run of a thread) emitted, held so streams can join late and
+// resume after a dropped connection with Last-Event-ID. The port is async because its Redis
+// implementation (streams, for many replicas) is; the in-process one here is what `gantry dev` uses.
+import { invalid } from "../errors.js";
+
+export interface RunEvent {
+  event: string;
+  data: unknown;
+}
+
+/** `id` is opaque to clients; ours are Redis-stream style `<ms>-<seq>` and increase strictly per log. */
+export interface StoredEvent extends RunEvent {
+  id: string;
+}
+
+export interface OpenOptions {
+  /** Keep the history (up to the size bound) so readers can replay it; otherwise only live readers see events. */
+  resumable: boolean;
+  /** For logs that are never ended, such as thread logs: drop the log once it has had no reader and no append for the retention time. */
+  expiresWhenIdle?: boolean;
+}
+
+export interface ReadOptions {
+  /** Exclusive: events strictly after this id. "-1" or "-" replay everything held; absent means live attach. */
+  after?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Keys are run ids, or `thread:<thread_id>` for a thread's log: the worker opens it at each run
+ * start with `{ resumable: true, expiresWhenIdle: true }`, appends the run's events between start
+ * and end markers, and never ends it; the thread-stream route opens it the same way before reading.
+ * Deleting the thread ends it, which closes its followers' streams.
+ */
+export interface RunEventLog {
+  /**
+   * Creates the log before the run starts, so a join that arrives before the first event waits
+   * instead of finding nothing. Idempotent: an existing log keeps the options it was created
+   * with; an ended one that is still retained is reopened (a retried attempt continues its log).
+   */
+  open(key: string, options: OpenOptions): Promise<void>;
+  /** Appends and wakes the readers; returns the id. A key nobody opened is created as an idle-expiring resumable log. */
+  append(key: string, event: RunEvent): Promise<string>;
+  /** Readers drain what is left, then end. Resumable logs stay readable for the retention time; others go at once. */
+  end(key: string): Promise<void>;
+  /**
+   * Yields until the log is ended and drained, or the signal aborts. An unknown key yields nothing.
+   * A malformed `after` throws a GantryError("invalid") here, before any event is read.
+   * The reader is attached from this call on: iterate it to the end, return() it or abort the signal.
+   * Events are shared between readers; treat them as read-only.
+   */
+  read(key: string, options: ReadOptions): AsyncIterable<StoredEvent>;
+  has(key: string): Promise<boolean>;
+}
+
+export interface MemoryEventLogOptions {
+  /** How long an ended resumable log (or an idle thread log) stays readable: RESUMABLE_STREAM_TTL_SECONDS. */
+  retentionMs: number;
+  /** Per-log bound; past it the oldest events are dropped. */
+  maxEvents?: number;
+  now?: () => number;
+}
+
+export const DEFAULT_MAX_EVENTS = 50_000;
+const FROM_START = new Set(["-1", "-"]);
+const ID_PATTERN = /^(\d{1,15})-(\d{1,15})$/;
+// Compacting the dropped prefix only once it is large keeps dropping amortised O(1).
+const COMPACT_AFTER = 1024;
+
+interface Cursor {
+  /** Absolute position of the next event to yield. */
+  pos: number;
+  /** Set when resuming after an id newer than every event held: events up to it are skipped. */
+  floor?: [number, number];
+}
+
+interface Log {
+  resumable: boolean;
+  expiresWhenIdle: boolean;
+  /** events[head..] are held; events[i] is at absolute position base + i. */
+  events: StoredEvent[];
+  base: number;
+  head: number;
+  lastMs: number;
+  lastSeq: number;
+  endedAt: number | undefined;
+  touchedAt: number;
+  readers: Set<Cursor>;
+  /** One promise shared by every waiting reader, settled on the next change. */
+  waiter: { promise: Promise<void>; resolve: () => void } | undefined;
+}
+
+/**
+ * In-process logs. Readers hold a cursor into the one shared array, so a slow reader costs no
+ * copy; it pins events only in a non-resumable log, and never more than `maxEvents`. A reader that
+ * falls more than `maxEvents` behind skips what was dropped and continues with the oldest event
+ * still held (the gap shows in the ids). Expiry is checked on every access against `now`, and an
+ * unref'd sweep reclaims logs nobody touches.
+ */
+export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLog & { close(): void } {
+  const now = options.now ?? Date.now;
+  const { retentionMs } = options;
+  const maxEvents = options.maxEvents ?? DEFAULT_MAX_EVENTS;
+  const logs = new Map<string, Log>();
+
+  const expiresAt = (log: Log): number => {
+    if (log.endedAt !== undefined) return log.endedAt + retentionMs;
+    if (log.expiresWhenIdle && log.readers.size === 0) return log.touchedAt + retentionMs;
+    return Infinity;
+  };
+
+  // Dropping a log only unlists it: attached readers keep their reference and drain it.
+  const sweep = () => {
+    const time = now();
+    for (const [key, log] of logs) if (expiresAt(log) <= time) logs.delete(key);
+  };
+  const sweeper = setInterval(sweep, Math.max(retentionMs, 1000));
+  sweeper.unref();
+
+  const find = (key: string): Log | undefined => {
+    const log = logs.get(key);
+    if (log && expiresAt(log) <= now()) {
+      logs.delete(key);
+      return undefined;
+    }
+    return log;
+  };
+
+  const create = (key: string, opts: OpenOptions): Log => {
+    const log: Log = {
+      resumable: opts.resumable,
+      expiresWhenIdle: opts.expiresWhenIdle ?? false,
+      events: [],
+      base: 0,
+      head: 0,
+      lastMs: 0,
+      lastSeq: -1,
+      endedAt: undefined,
+      touchedAt: now(),
+      readers: new Set(),
+      waiter: undefined,
+    };
+    logs.set(key, log);
+    return log;
+  };
+
+  return {
+    async open(key, opts) {
+      const log = find(key) ?? create(key, opts);
+      log.endedAt = undefined;
+      log.touchedAt = now();
+    },
+
+    async append(key, event) {
+      const log = find(key) ?? create(key, { resumable: true, expiresWhenIdle: true });
+      if (log.endedAt !== undefined) throw new Error(`Event log ${key} has ended; open() it again before appending`);
+      const time = now();
+      const ms = Math.max(time, log.lastMs);
+      log.lastSeq = ms === log.lastMs ? log.lastSeq + 1 : 0;
+      log.lastMs = ms;
+      log.touchedAt = time;
+      const stored: StoredEvent = { id: `${ms}-${log.lastSeq}`, event: event.event, data: event.data };
+      // A non-resumable log with no reader has nobody to deliver to now or later.
+      if (log.resumable || log.readers.size > 0) {
+        log.events.push(stored);
+        const next = log.base + log.events.length;
+        dropBefore(log, log.resumable ? next - maxEvents : Math.max(next - maxEvents, slowestReader(log)));
+        wake(log);
+      }
+      return stored.id;
+    },
+
+    async end(key) {
+      const log = find(key);
+      if (!log || log.endedAt !== undefined) return;
+      log.endedAt = now();
+      if (!log.resumable) logs.delete(key);
+      wake(log);
+    },
+
+    read(key, { after, signal }) {
+      if (after !== undefined && !FROM_START.has(after)) parseId(after);
+      const log = find(key);
+      if (!log || signal?.aborted) return (async function* () {})();
+      const cursor = startOf(log, after);
+      log.readers.add(cursor);
+      const detach = () => {
+        if (!log.readers.delete(cursor)) return;
+        log.touchedAt = now();
+        if (!log.resumable) dropBefore(log, slowestReader(log));
+      };
+      const onAbort = () => {
+        detach();
+        wake(log);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      return follow(log, cursor, signal, () => {
+        detach();
+        signal?.removeEventListener("abort", onAbort);
+      });
+    },
+
+    async has(key) {
+      return find(key) !== undefined;
+    },
+
+    close() {
+      clearInterval(sweeper);
+      const time = now();
+      for (const log of logs.values()) {
+        log.endedAt ??= time;
+        wake(log);
+      }
+      logs.clear();
+    },
+  };
+}
+
+async function* follow(log: Log, cursor: Cursor, signal: AbortSignal | undefined, cleanup: () => void): AsyncGenerator<StoredEvent> {
+  try {
+    while (!signal?.aborted) {
+      cursor.pos = Math.max(cursor.pos, log.base + log.head);
+      if (cursor.pos < log.base + log.events.length) {
+        const event = log.events[cursor.pos - log.base]!;
+        cursor.pos += 1;
+        if (cursor.floor && compareIds(parseId(event.id), cursor.floor) <= 0) continue;
+        cursor.floor = undefined;
+        yield event;
+      } else if (log.endedAt !== undefined) {
+        return;
+      } else {
+        await changed(log);
+      }
+    }
+  } finally {
+    cleanup();
+  }
+}
+
+/** Without history there is nothing to resume from, so a non-resumable log always attaches live. */
+function startOf(log: Log, after: string | undefined): Cursor {
+  const next = log.base + log.events.length;
+  if (after === undefined || !log.resumable) return { pos: next };
+  if (FROM_START.has(after)) return { pos: log.base + log.head };
+  const target = parseId(after);
+  if (compareIds(target, [log.lastMs, log.lastSeq]) > 0) return { pos: next, floor: target };
+  let lo = log.head;
+  let hi = log.events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareIds(parseId(log.events[mid]!.id), target) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return { pos: log.base + lo };
+}
+
+function slowestReader(log: Log): number {
+  let min = log.base + log.events.length;
+  for (const reader of log.readers) min = Math.min(min, reader.pos);
+  return min;
+}
+
+function dropBefore(log: Log, pos: number): void {
+  const index = Math.min(pos - log.base, log.events.length);
+  if (index <= log.head) return;
+  log.head = index;
+  if (log.head === log.events.length || (log.head >= COMPACT_AFTER && log.head * 2 >= log.events.length)) {
+    log.events = log.events.slice(log.head);
+    log.base += log.head;
+    log.head = 0;
+  }
+}
+
+function changed(log: Log): Promise<void> {
+  if (!log.waiter) {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    log.waiter = { promise, resolve };
+  }
+  return log.waiter.promise;
+}
+
+function wake(log: Log): void {
+  const waiter = log.waiter;
+  log.waiter = undefined;
+  waiter?.resolve();
+}
+
+function parseId(id: string): [number, number] {
+  const match = ID_PATTERN.exec(id);
+  if (!match) throw invalid(`Last-Event-ID '${id.slice(0, 64)}' is not an event id from this server (expected <ms>-<seq>, "-1" or "-")`);
+  return [Number(match[1]), Number(match[2])];
+}
+
+function compareIds(a: [number, number], b: [number, number]): number {
+  return a[0] - b[0] || a[1] - b[1];
+}

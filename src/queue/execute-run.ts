@@ -1,0 +1,155 @@
+// Executes one claimed run: resolves the graph with the official checkpointer attached, streams its
+// events into the run's log, then records the outcome (run status, thread status and state) in one
+// storage call. A cancel aborts the graph through its AbortSignal; a rollback also removes the
+// checkpoints the run wrote.
+import type { RunEventLog } from "../events/run-event-log.js";
+import type { Logger } from "../logging.js";
+import type { CompiledGraphLike } from "../runtime/graph-like.js";
+import type { GraphRegistry } from "../runtime/graph-registry.js";
+import type { CommandInput } from "../runtime/run-command.js";
+import { streamGraphRun, type StreamMode } from "../runtime/run-stream.js";
+import { toThreadState } from "../runtime/thread-state.js";
+import { serializeError } from "../runtime/wire-serde.js";
+import type { Storage } from "../storage/ports.js";
+import type { Json, JsonObject } from "../storage/records.js";
+import type { CancelAction, ClaimedRun, RunOutcome } from "../storage/run-ports.js";
+
+export interface ExecutionContext {
+  storage: Storage;
+  graphs: GraphRegistry;
+  events: RunEventLog;
+  workerId: string;
+  log: Logger;
+  signal: AbortSignal;
+  /** The cancel action asked for, read when the signal fires. */
+  cancelAction: () => CancelAction | undefined;
+  /** Ends the run with `timeout` after this many ms (BG_JOB_TIMEOUT_SECS). */
+  timeoutMs: number;
+}
+
+export class RunTimeoutError extends Error {
+  constructor(seconds: number) {
+    super(`Run exceeded the time limit of ${seconds} s (BG_JOB_TIMEOUT_SECS)`);
+    this.name = "RunTimeoutError";
+  }
+}
+
+export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
+  const { storage, events, log } = ctx;
+  const kwargs = run.kwargs as unknown as RunKwargs;
+  const threadId = run.thread_id;
+  const started = performance.now();
+  const runLog = log.child({ run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
+  await events.open(run.run_id, { resumable: true });
+  const emit = (event: string, data: unknown) => events.append(run.run_id, { event, data });
+
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new RunTimeoutError(ctx.timeoutMs / 1000)), ctx.timeoutMs);
+  timer.unref();
+  const signal = AbortSignal.any([ctx.signal, timeout.signal]);
+
+  let outcome: RunOutcome;
+  const before = await storage.checkpoints.latestCheckpointId(threadId);
+  try {
+    await emit("metadata", { run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
+    const graphId = kwargs.config.configurable.graph_id as string;
+    const graph = await ctx.graphs.get(graphId).resolve(kwargs.config);
+    graph.checkpointer = storage.checkpoints.saver;
+    // The log always holds `values`, so /wait and /join can answer; readers filter by the modes asked.
+    const modes = [...new Set<StreamMode>([...kwargs.stream_mode, "values"])];
+    for await (const event of streamGraphRun(graph, {
+      input: kwargs.input,
+      ...(kwargs.command ? { command: kwargs.command } : {}),
+      config: {
+        ...kwargs.config,
+        metadata: { ...(kwargs.config.metadata as JsonObject | undefined), run_attempt: run.attempt, langgraph_host: "self-hosted" },
+      },
+      context: kwargs.context,
+      streamMode: modes,
+      subgraphs: kwargs.subgraphs,
+      ...(kwargs.interrupt_before ? { interruptBefore: kwargs.interrupt_before } : {}),
+      ...(kwargs.interrupt_after ? { interruptAfter: kwargs.interrupt_after } : {}),
+      durability: kwargs.durability,
+      signal,
+      runId: run.run_id,
+    })) {
+      await emit(event.event, event.data);
+    }
+    const state = toThreadState(await readState(graph, threadId));
+    outcome = {
+      status: "success",
+      thread_status: state.next.length > 0 ? "interrupted" : "idle",
+      values: state.values as Json,
+      interrupts: interruptsByTask(state.tasks),
+      error: null,
+    };
+    runLog.info("run finished", { status: "success", thread_status: outcome.thread_status, ms: Math.round(performance.now() - started) });
+  } catch (err) {
+    const action = ctx.signal.aborted ? ctx.cancelAction() : undefined;
+    if (timeout.signal.aborted) {
+      const error = serializeError(timeout.signal.reason);
+      await emit("error", error);
+      outcome = { status: "timeout", thread_status: "error", error, ...(await stateOf(storage, ctx, kwargs, threadId)) };
+    } else if (action === "rollback") {
+      await storage.checkpoints.deleteAfter(threadId, before);
+      outcome = { status: "interrupted", thread_status: "idle", delete_run: true, ...(await stateOf(storage, ctx, kwargs, threadId)) };
+    } else if (action === "interrupt") {
+      outcome = { status: "interrupted", thread_status: "idle", ...(await stateOf(storage, ctx, kwargs, threadId)) };
+    } else {
+      const error = serializeError(err);
+      await emit("error", error);
+      outcome = { status: "error", thread_status: "error", error, ...(await stateOf(storage, ctx, kwargs, threadId)) };
+      runLog.warn("run failed", { error: error.error, message: error.message });
+    }
+    if (action) runLog.info("run cancelled", { action });
+  } finally {
+    clearTimeout(timer);
+  }
+  if (kwargs.temporary) {
+    outcome.delete_thread = true;
+    await storage.checkpoints.deleteThread(threadId).catch((err: unknown) => runLog.warn("deleting a temporary thread's checkpoints failed", { err }));
+  }
+  const recorded = await storage.runs.finish(run.run_id, ctx.workerId, outcome);
+  if (!recorded) runLog.warn("run outcome not recorded: the lease was lost to another worker");
+  await events.end(run.run_id);
+}
+
+/** Thread values and interrupts after a run that did not finish normally. */
+async function stateOf(storage: Storage, ctx: ExecutionContext, kwargs: RunKwargs, threadId: string): Promise<Partial<RunOutcome>> {
+  try {
+    const graph = await ctx.graphs.get(kwargs.config.configurable.graph_id as string).resolve(kwargs.config);
+    graph.checkpointer = storage.checkpoints.saver;
+    const state = toThreadState(await readState(graph, threadId));
+    return { values: state.values as Json, interrupts: interruptsByTask(state.tasks) };
+  } catch {
+    return {};
+  }
+}
+
+async function readState(graph: CompiledGraphLike, threadId: string): Promise<unknown> {
+  if (typeof graph.getState !== "function") throw new Error("The graph has no getState method; is it a LangGraph graph?");
+  return graph.getState({ configurable: { thread_id: threadId } });
+}
+
+function interruptsByTask(tasks: Array<{ id: string; interrupts: unknown[] }>): JsonObject {
+  const out: JsonObject = {};
+  for (const task of tasks) if (task.interrupts.length > 0) out[task.id] = task.interrupts as Json;
+  return out;
+}
+
+export interface RunKwargs {
+  input: unknown;
+  command: CommandInput | null;
+  config: { configurable: Record<string, unknown>; tags?: string[]; recursion_limit?: number; [key: string]: unknown };
+  context: Record<string, unknown>;
+  stream_mode: StreamMode[];
+  subgraphs: boolean;
+  resumable: boolean;
+  interrupt_before: "*" | string[] | null;
+  interrupt_after: "*" | string[] | null;
+  webhook: string | null;
+  feedback_keys: string[] | null;
+  temporary: boolean;
+  on_disconnect: "cancel" | "continue";
+  durability: "sync" | "async" | "exit";
+}

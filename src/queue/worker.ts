@@ -1,0 +1,167 @@
+// The queue worker: claims runs up to its concurrency, heartbeats their leases, passes cancels to
+// the graphs through AbortSignals, and sweeps runs whose worker died. Wake-ups arrive as calls to
+// wake() (from run creation on this process, or a bus); a slow poll stays as the safety net, so a
+// lost wake-up costs one poll interval, never a run.
+import type { RunEventLog } from "../events/run-event-log.js";
+import type { Logger } from "../logging.js";
+import type { GraphRegistry } from "../runtime/graph-registry.js";
+import type { Storage } from "../storage/ports.js";
+import type { CancelAction, ClaimedRun } from "../storage/run-ports.js";
+import { executeRun } from "./execute-run.js";
+
+export interface WorkerOptions {
+  workerId: string;
+  /** Runs executed at once (N_JOBS_PER_WORKER). */
+  concurrency: number;
+  leaseMs: number;
+  heartbeatMs: number;
+  pollMs: number;
+  sweepMs: number;
+  maxAttempts: number;
+  timeoutMs: number;
+}
+
+interface ActiveRun {
+  controller: AbortController;
+  action?: CancelAction;
+  done: Promise<void>;
+}
+
+export class Worker {
+  private readonly active = new Map<string, ActiveRun>();
+  private stopping = false;
+  private filling: Promise<void> | null = null;
+  private refill = false;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly deps: { storage: Storage; graphs: GraphRegistry; events: RunEventLog; log: Logger },
+    private readonly options: WorkerOptions,
+  ) {}
+
+  start(): void {
+    this.timers.push(setInterval(() => this.wake(), this.options.pollMs));
+    this.timers.push(setInterval(() => void this.heartbeat(), this.options.heartbeatMs));
+    this.timers.push(setInterval(() => void this.sweep(), this.options.sweepMs));
+    for (const t of this.timers) t.unref();
+    this.wake();
+  }
+
+  /** Claims as many runs as there are free slots. Calls while a fill is under way coalesce into one more. */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.filling) {
+      this.refill = true;
+      return;
+    }
+    this.filling = this.fill().finally(() => {
+      this.filling = null;
+      if (this.refill) {
+        this.refill = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** Stops a run this worker holds; false when it isn't here (another process may hold it). */
+  cancel(runId: string, action: CancelAction): boolean {
+    const run = this.active.get(runId);
+    if (!run) return false;
+    run.action ??= action;
+    run.controller.abort();
+    return true;
+  }
+
+  /** Recovers runs left running by a previous process whose leases ran out. */
+  async recover(now = new Date()): Promise<void> {
+    const { requeued, failed } = await this.deps.storage.runs.recoverExpired(now, this.options.maxAttempts);
+    if (requeued || failed) this.deps.log.warn("recovered runs whose worker stopped", { requeued, failed });
+  }
+
+  /** Stops claiming, waits up to graceMs for running runs, then cancels what is left. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    for (const t of this.timers) clearInterval(t);
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    await this.filling;
+    const all = () => Promise.all([...this.active.values()].map((r) => r.done));
+    const grace = new Promise<"timeout">((done) => setTimeout(() => done("timeout"), graceMs).unref());
+    if ((await Promise.race([all(), grace])) === "timeout") {
+      for (const run of this.active.values()) {
+        run.action ??= "interrupt";
+        run.controller.abort();
+      }
+      await all();
+    }
+  }
+
+  private async fill(): Promise<void> {
+    const { storage, log } = this.deps;
+    try {
+      while (!this.stopping && this.active.size < this.options.concurrency) {
+        const run = await storage.runs.claim(this.options.workerId, this.options.leaseMs, new Date());
+        if (!run) break;
+        this.launch(run);
+      }
+      await this.scheduleNextDelayed();
+    } catch (err) {
+      log.warn("claiming runs failed; will retry at the next poll", { err });
+    }
+  }
+
+  private launch(run: ClaimedRun): void {
+    const controller = new AbortController();
+    const entry: ActiveRun = { controller, done: Promise.resolve() };
+    if (run.cancel_action) {
+      entry.action = run.cancel_action;
+      controller.abort();
+    }
+    entry.done = executeRun(run, {
+      storage: this.deps.storage,
+      graphs: this.deps.graphs,
+      events: this.deps.events,
+      workerId: this.options.workerId,
+      log: this.deps.log,
+      signal: controller.signal,
+      cancelAction: () => entry.action,
+      timeoutMs: this.options.timeoutMs,
+    })
+      .catch((err: unknown) => this.deps.log.error("run execution failed unexpectedly", { run_id: run.run_id, err }))
+      .finally(() => {
+        this.active.delete(run.run_id);
+        this.wake();
+      });
+    this.active.set(run.run_id, entry);
+  }
+
+  /** A run with after_seconds becomes eligible later: wake up exactly then instead of polling for it. */
+  private async scheduleNextDelayed(): Promise<void> {
+    const next = await this.deps.storage.runs.nextAvailableAt();
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
+    if (!next) return;
+    const delay = next.getTime() - Date.now();
+    if (delay <= 0 || delay > this.options.pollMs) return;
+    this.wakeTimer = setTimeout(() => this.wake(), delay + 1);
+    this.wakeTimer.unref();
+  }
+
+  private async heartbeat(): Promise<void> {
+    if (this.active.size === 0) return;
+    try {
+      const flagged = await this.deps.storage.runs.heartbeat(this.options.workerId, [...this.active.keys()], this.options.leaseMs, new Date());
+      for (const [runId, action] of flagged) this.cancel(runId, action);
+    } catch (err) {
+      this.deps.log.warn("heartbeat failed; leases may lapse if this continues", { err });
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      await this.recover();
+    } catch (err) {
+      this.deps.log.warn("sweeping expired runs failed", { err });
+    }
+  }
+}

@@ -1,0 +1,134 @@
+// Request bodies and queries of the runs routes (spec §1.3, §1.4, §3.1). Every field the SDKs send is
+// accepted and typed; anything else is a 422 naming it.
+import { z } from "zod";
+import { jsonObject, limit, offset, optional } from "./common.js";
+import { queryBool } from "../validation.js";
+
+export const STREAM_MODES = [
+  "values",
+  "messages",
+  "messages-tuple",
+  "updates",
+  "events",
+  "debug",
+  "custom",
+  "tasks",
+  "checkpoints",
+  "tools",
+] as const;
+
+const streamMode = z.enum(STREAM_MODES);
+const nodeList = z.union([z.literal("*"), z.array(z.string().min(1))]);
+
+const send = z.object({ node: z.string().min(1), input: z.unknown() }).strict();
+
+const command = z
+  .object({
+    resume: z.unknown().optional(),
+    update: optional(z.union([jsonObject, z.array(z.tuple([z.string(), z.unknown()]))])),
+    goto: optional(z.union([z.string().min(1), send, z.array(z.union([z.string().min(1), send]))])),
+  })
+  .strict();
+
+const checkpoint = z
+  .object({
+    thread_id: optional(z.string()),
+    checkpoint_ns: optional(z.string()),
+    checkpoint_id: optional(z.string()),
+    checkpoint_map: optional(jsonObject),
+  })
+  .strict();
+
+const runConfig = z
+  .object({
+    tags: optional(z.array(z.string())),
+    recursion_limit: optional(z.int().min(1)),
+    configurable: optional(jsonObject),
+  })
+  .catchall(z.unknown());
+
+const common = {
+  assistant_id: z.string().min(1, "is required"),
+  input: z.unknown().optional(),
+  command: optional(command),
+  config: optional(runConfig),
+  context: optional(jsonObject),
+  metadata: optional(jsonObject),
+  stream_mode: optional(z.union([streamMode, z.array(streamMode)])),
+  stream_subgraphs: optional(z.boolean()),
+  stream_resumable: optional(z.boolean()),
+  interrupt_before: optional(nodeList),
+  interrupt_after: optional(nodeList),
+  webhook: optional(z.string().min(1).max(65_536)),
+  feedback_keys: optional(z.array(z.string())),
+  on_disconnect: optional(z.enum(["cancel", "continue"])),
+  after_seconds: optional(z.number().min(0)),
+  durability: optional(z.enum(["sync", "async", "exit"])),
+  checkpoint_during: optional(z.boolean()),
+  langsmith_tracer: optional(z.object({ project_name: optional(z.string()), example_id: optional(z.string()) }).strict()),
+  if_not_exists: optional(z.enum(["reject", "create"])),
+  multitask_strategy: optional(z.enum(["reject", "interrupt", "rollback", "enqueue"])),
+};
+
+export const RunCreateStateful = z
+  .object({
+    ...common,
+    checkpoint: optional(checkpoint),
+    checkpoint_id: optional(z.string()),
+  })
+  .strict();
+
+export const RunCreateStateless = z
+  .object({
+    ...common,
+    on_completion: optional(z.enum(["delete", "keep"], { error: "must be 'delete' or 'keep'" })),
+  })
+  .strict();
+
+export const RunBatch = z.array(RunCreateStateless).min(1, "must hold at least one run");
+
+export type RunCreateStatefulBody = z.output<typeof RunCreateStateful>;
+export type RunCreateStatelessBody = z.output<typeof RunCreateStateless>;
+export type CommandBody = z.output<typeof command>;
+
+export const RunListQuery = z
+  .object({
+    limit: optional(z.coerce.number().pipe(limit)),
+    offset: optional(z.coerce.number().pipe(offset)),
+    status: optional(z.enum(["pending", "running", "error", "success", "timeout", "interrupted"])),
+    select: optional(z.array(z.string())),
+  })
+  .strict();
+
+export const JoinQuery = z.object({ cancel_on_disconnect: optional(queryBool) }).strict();
+
+export const JoinStreamQuery = z
+  .object({
+    cancel_on_disconnect: optional(queryBool),
+    stream_mode: optional(z.array(streamMode)),
+  })
+  .strict();
+
+export const CancelQuery = z
+  .object({
+    wait: optional(queryBool),
+    action: optional(z.enum(["interrupt", "rollback"])),
+  })
+  .strict();
+
+export const BulkCancelBody = z.union([
+  z.object({ thread_id: z.uuid(), run_ids: z.array(z.uuid()).min(1) }).strict(),
+  z.object({ status: z.enum(["pending", "running", "all"]) }).strict(),
+]);
+
+export const RunRecord = z.object({
+  run_id: z.uuid(),
+  thread_id: z.uuid(),
+  assistant_id: z.uuid(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  status: z.enum(["pending", "running", "error", "success", "timeout", "interrupted"]),
+  metadata: jsonObject,
+  kwargs: jsonObject,
+  multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullable(),
+});

@@ -1,0 +1,21 @@
+// Checkpoints are kept by the official LangGraph savers (SqliteSaver / PostgresSaver) in the same
+// database as everything else. This port adds the thread-level operations the savers lack.
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+
+export interface CheckpointStore {
+  /** The official saver, attached to every graph that runs. */
+  readonly saver: BaseCheckpointSaver;
+  /** Every checkpoint and pending write of the thread, in all namespaces. */
+  deleteThread(threadId: string): Promise<void>;
+  /** Copies every checkpoint and write of one thread to another (thread copy). */
+  copyThread(fromThreadId: string, toThreadId: string): Promise<void>;
+  /**
+   * Deletes the thread's checkpoints (and writes) newer than `checkpointId`, or all of them when it is
+   * null: rolling back a run restores the thread to the state before it.
+   */
+  deleteAfter(threadId: string, checkpointId: string | null): Promise<void>;
+  /** Deletes the thread's checkpoints (and writes) older than `checkpointId`: pruning history. */
+  deleteBefore(threadId: string, checkpointId: string): Promise<void>;
+  /** The newest root checkpoint id of the thread, or null. */
+  latestCheckpointId(threadId: string): Promise<string | null>;
+}

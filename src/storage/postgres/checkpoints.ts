@@ -1,0 +1,142 @@
+// Checkpoints on PostgreSQL: the official PostgresSaver on the storage's pool and schema, plus the
+// thread-level operations it lacks, written against its tables (checkpoints, checkpoint_blobs,
+// checkpoint_writes). Its setup runs at open under the migration lock, as our migrations do.
+import pg from "pg";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { StartupError } from "../../errors.js";
+import type { CheckpointStore } from "../checkpoint-ports.js";
+import { MIGRATION_LOCK_CLASS } from "./migrate.js";
+import { isLockTimeout } from "./pg-errors.js";
+import { run as query, transaction } from "./sql-helpers.js";
+
+/** As long as the wait for our own migrations: setup only creates a few tables. */
+const LOCK_WAIT_MS = 60_000;
+
+export interface PostgresCheckpointOptions {
+  /** Where the saver's tables go: the schema the storage's tables are in. */
+  schema: string;
+  /** How the storage's pool connects (URL, search_path), for the one connection setup uses. */
+  connection: pg.ClientConfig;
+  lockWaitMs?: number;
+}
+
+export async function openPostgresCheckpoints(pool: pg.Pool, options: PostgresCheckpointOptions): Promise<CheckpointStore> {
+  await setUpUnderLock(options);
+  return postgresCheckpoints(pool, options.schema);
+}
+
+/**
+ * The saver's setup reads its migration version and then creates tables, so two processes running
+ * it at once can both try to create them and one fails. It runs under our migration lock instead.
+ * setup() takes a connection from the pool it is given: a pool of exactly one connection makes that
+ * the session holding the (session-level) advisory lock.
+ */
+async function setUpUnderLock(options: PostgresCheckpointOptions): Promise<void> {
+  // No idle timeout: the connection must outlive the gaps between the queries below.
+  const setupPool = new pg.Pool({ ...options.connection, max: 1, idleTimeoutMillis: 0 });
+  // As on the storage's pool: a dropped idle connection must not end the process; the next query reports it.
+  setupPool.on("error", () => {});
+  const waitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
+  try {
+    await setupPool.query(`SET lock_timeout = ${Math.round(waitMs)}`);
+    try {
+      await setupPool.query("SELECT pg_advisory_lock($1, hashtext($2))", [MIGRATION_LOCK_CLASS, options.schema]);
+    } catch (err) {
+      if (!isLockTimeout(err)) throw err;
+      throw new StartupError(
+        `Timed out after ${waitMs / 1000}s waiting for the migration lock on schema "${options.schema}" to set up checkpoint tables: ` +
+          `another process is migrating it, or is stuck. Find the holder with SELECT * FROM pg_locks WHERE locktype = 'advisory' ` +
+          `AND classid = ${MIGRATION_LOCK_CLASS} (its pid joins pg_stat_activity), then wait for it to finish or end it with SELECT pg_terminate_backend(<pid>).`,
+      );
+    }
+    await new PostgresSaver(setupPool, undefined, { schema: options.schema }).setup();
+    await setupPool.query("SELECT pg_advisory_unlock($1, hashtext($2))", [MIGRATION_LOCK_CLASS, options.schema]);
+  } catch (err) {
+    if (err instanceof StartupError) throw err;
+    throw new StartupError(`Setting up the checkpoint tables in schema "${options.schema}" failed: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    // Ending the pool ends the session, which drops the lock even when setup failed half-way.
+    await setupPool.end();
+  }
+}
+
+// Checkpoint ids are uuid6: fixed-width lower-case hex with the timestamp's high bits first, so
+// their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
+// the latest), and the comparisons below use the same columns with the same collation.
+function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
+  const saver = new PostgresSaver(pool, undefined, { schema });
+
+  async function deleteThread(threadId: string): Promise<void> {
+    await transaction(pool, async (client) => {
+      for (const table of ["checkpoint_writes", "checkpoint_blobs", "checkpoints"]) {
+        await query(client, `DELETE FROM ${table} WHERE thread_id = $1`, [threadId]);
+      }
+    });
+  }
+
+  /** Deletes checkpoints newer (">") or older ("<") than one, with their writes and orphaned blobs. */
+  async function deleteWhere(threadId: string, direction: ">" | "<", checkpointId: string): Promise<void> {
+    await transaction(pool, async (client) => {
+      await query(client, `DELETE FROM checkpoint_writes WHERE thread_id = $1 AND checkpoint_id ${direction} $2`, [threadId, checkpointId]);
+      await query(client, `DELETE FROM checkpoints WHERE thread_id = $1 AND checkpoint_id ${direction} $2`, [threadId, checkpointId]);
+      // Blobs carry no checkpoint id: a channel value belongs to every checkpoint whose
+      // channel_versions name its version, so the ones no remaining checkpoint names go.
+      await query(
+        client,
+        `DELETE FROM checkpoint_blobs b
+         WHERE b.thread_id = $1
+           AND NOT EXISTS (
+             SELECT 1 FROM checkpoints c
+             WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
+               AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)`,
+        [threadId],
+      );
+    });
+  }
+
+  return {
+    saver,
+    deleteThread,
+
+    async copyThread(fromThreadId, toThreadId) {
+      await transaction(pool, async (client) => {
+        await query(
+          client,
+          `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+           SELECT $2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id = $1`,
+          [fromThreadId, toThreadId],
+        );
+        await query(
+          client,
+          `INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
+           SELECT $2, checkpoint_ns, channel, version, type, blob FROM checkpoint_blobs WHERE thread_id = $1`,
+          [fromThreadId, toThreadId],
+        );
+        await query(
+          client,
+          `INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
+           SELECT $2, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM checkpoint_writes WHERE thread_id = $1`,
+          [fromThreadId, toThreadId],
+        );
+      });
+    },
+
+    async deleteAfter(threadId, checkpointId) {
+      if (checkpointId === null) return deleteThread(threadId);
+      await deleteWhere(threadId, ">", checkpointId);
+    },
+
+    async deleteBefore(threadId, checkpointId) {
+      await deleteWhere(threadId, "<", checkpointId);
+    },
+
+    async latestCheckpointId(threadId) {
+      const { rows } = await query<{ checkpoint_id: string }>(
+        pool,
+        "SELECT checkpoint_id FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
+        [threadId],
+      );
+      return rows[0]?.checkpoint_id ?? null;
+    },
+  };
+}

@@ -1,0 +1,369 @@
+// RunRepo on PostgreSQL, for several processes sharing one database. Every change to which run of a
+// thread is pending or running is made holding that thread's row lock: enqueue, finish and cancel
+// wait for it (taking it before any run row, so they cannot deadlock each other), while claim and
+// the sweeper skip a locked thread with SKIP LOCKED and so never wait at all.
+import type { Pool, PoolClient } from "pg";
+import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../records.js";
+import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, RunRepo } from "../run-ports.js";
+import { param, run as query, transaction } from "./sql-helpers.js";
+
+const COLUMN_NAMES = [
+  "run_id",
+  "thread_id",
+  "assistant_id",
+  "created_at",
+  "updated_at",
+  "status",
+  "metadata",
+  "kwargs",
+  "multitask_strategy",
+  "attempt",
+  "cancel_action",
+];
+const COLUMNS = COLUMN_NAMES.join(", ");
+/** The same columns read through the alias `r`, where a join would make bare names ambiguous. */
+const R_COLUMNS = COLUMN_NAMES.map((c) => `r.${c}`).join(", ");
+
+interface RunRow {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: Date;
+  updated_at: Date;
+  status: RunStatus;
+  metadata: JsonObject;
+  kwargs: JsonObject;
+  multitask_strategy: MultitaskStrategy | null;
+  attempt: number;
+  cancel_action: CancelAction | null;
+}
+
+function rowToRun(row: RunRow): Run {
+  return {
+    run_id: row.run_id,
+    thread_id: row.thread_id,
+    assistant_id: row.assistant_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    status: row.status,
+    metadata: row.metadata,
+    kwargs: row.kwargs,
+    multitask_strategy: row.multitask_strategy,
+  };
+}
+
+function rowToClaimed(row: RunRow): ClaimedRun {
+  return { ...rowToRun(row), attempt: row.attempt, cancel_action: row.cancel_action };
+}
+
+/** jsonb parameter that keeps a JSON null as SQL NULL, as the thread columns expect. */
+function jsonOrNull(value: Json | null): string | null {
+  return value === null ? null : JSON.stringify(value);
+}
+
+/**
+ * SQL for the status a thread takes after runs on it stopped: the preferred one (SQL too, a
+ * placeholder or a literal), except that idle becomes busy while other runs still wait or run.
+ */
+function settledStatus(preferred: string): string {
+  return `CASE WHEN ${preferred} = 'idle' AND EXISTS (
+      SELECT 1 FROM runs q WHERE q.thread_id = threads.thread_id AND q.status IN ('pending', 'running'))
+    THEN 'busy' ELSE ${preferred} END`;
+}
+
+/** Locks the threads in id order, the one order every multi-thread writer uses. */
+async function lockThreads(client: PoolClient, threadIds: string[]): Promise<string[]> {
+  const { rows } = await query<{ thread_id: string }>(
+    client,
+    "SELECT thread_id FROM threads WHERE thread_id = ANY($1::text[]) ORDER BY thread_id FOR UPDATE",
+    [threadIds],
+  );
+  return rows.map((r) => r.thread_id);
+}
+
+type CancelTarget = { runIds: string[]; threadId?: string } | { status: "pending" | "running" | "all" };
+
+/** Stops the target's pending runs and flags its running ones, on threads already locked. */
+async function cancelOnLockedThreads(client: PoolClient, threadIds: string[], target: CancelTarget, action: CancelAction, now: Date): Promise<CancelResult> {
+  const statuses = "runIds" in target || target.status === "all" ? ["pending", "running"] : [target.status];
+  // $1 the locked threads, $2 the run ids (NULL: every run with the status).
+  const targetRuns = "thread_id = ANY($1::text[]) AND ($2::text[] IS NULL OR run_id = ANY($2::text[]))";
+  const params = [threadIds, "runIds" in target ? target.runIds : null];
+
+  const result: CancelResult = { stopped: [], flagged: [] };
+  if (statuses.includes("pending")) {
+    const { rows } =
+      action === "rollback"
+        ? await query<{ run_id: string; thread_id: string }>(
+            client,
+            `DELETE FROM runs WHERE ${targetRuns} AND status = 'pending' RETURNING run_id, thread_id`,
+            params,
+          )
+        : await query<{ run_id: string; thread_id: string }>(
+            client,
+            `UPDATE runs SET status = 'interrupted', updated_at = $3 WHERE ${targetRuns} AND status = 'pending' RETURNING run_id, thread_id`,
+            [...params, now],
+          );
+    result.stopped = rows.map((r) => r.run_id);
+    const touched = [...new Set(rows.map((r) => r.thread_id))];
+    if (touched.length > 0) {
+      // A thread whose running run was only flagged stays busy until that run finishes.
+      await query(
+        client,
+        `UPDATE threads SET status = ${settledStatus("'idle'")}, updated_at = $2
+         WHERE thread_id = ANY($1::text[])
+           AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = threads.thread_id AND x.status = 'running')`,
+        [touched, now],
+      );
+    }
+  }
+  if (statuses.includes("running")) {
+    const { rows } = await query<{ run_id: string }>(
+      client,
+      `UPDATE runs SET cancel_action = $3, updated_at = $4 WHERE ${targetRuns} AND status = 'running' RETURNING run_id`,
+      [...params, action, now],
+    );
+    result.flagged = rows.map((r) => r.run_id);
+  }
+  return result;
+}
+
+export function postgresRuns(pool: Pool): RunRepo {
+  return {
+    async enqueue(input, options): Promise<EnqueueResult> {
+      return transaction(pool, async (client) => {
+        const now = new Date();
+        let created = false;
+        let cancelled: string[] = [];
+        if (options.createThread) {
+          // When the thread exists, or a concurrent enqueue has just created it, nothing is inserted
+          // and the run takes the existing-thread path below.
+          const inserted = await query(
+            client,
+            `INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error)
+             VALUES ($1, $2, $2, $2, $3::jsonb, 'busy', '{}', NULL, '{}', NULL)
+             ON CONFLICT (thread_id) DO NOTHING`,
+            [input.thread_id, now, JSON.stringify({ ...options.threadMetadata, ...options.createThread.metadata })],
+          );
+          created = inserted.rowCount === 1;
+        }
+        if (!created) {
+          // The lock orders this enqueue against claims, finishes, cancels and the sweeper on the
+          // thread: its inflight runs cannot change between the reads below and the new run's insert.
+          const locked = await lockThreads(client, [input.thread_id]);
+          if (locked.length === 0) return { kind: "thread_missing" };
+          if (options.multitask === "reject") {
+            const { rows } = await query(client, "SELECT 1 FROM runs WHERE thread_id = $1 AND status IN ('pending', 'running') LIMIT 1", [input.thread_id]);
+            if (rows.length > 0) return { kind: "busy" };
+          }
+          await query(client, "UPDATE threads SET metadata = metadata || $2::jsonb, status = 'busy', updated_at = $3 WHERE thread_id = $1", [
+            input.thread_id,
+            JSON.stringify(options.threadMetadata),
+            now,
+          ]);
+          if (options.multitask === "interrupt" || options.multitask === "rollback") {
+            cancelled = (await cancelOnLockedThreads(client, [input.thread_id], { status: "all" }, options.multitask, now)).flagged;
+          }
+        }
+        const { rows } = await query<RunRow>(
+          client,
+          `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at)
+           VALUES ($1, $2, $3, $4, $4, 'pending', $5::jsonb, $6::jsonb, $7, $8)
+           RETURNING ${COLUMNS}`,
+          [
+            input.run_id,
+            input.thread_id,
+            input.assistant_id,
+            now,
+            JSON.stringify(input.metadata),
+            JSON.stringify(input.kwargs),
+            input.multitask_strategy,
+            input.available_at,
+          ],
+        );
+        // Stopping the old runs may have settled the thread to idle; the new run makes it busy again.
+        await query(client, "UPDATE threads SET status = 'busy' WHERE thread_id = $1", [input.thread_id]);
+        return { kind: "created", run: rowToRun(rows[0]!), cancelled };
+      });
+    },
+
+    async get(runId, threadId) {
+      const { rows } = await query<RunRow>(pool, `SELECT ${COLUMNS} FROM runs WHERE run_id = $1 AND ($2::text IS NULL OR thread_id = $2)`, [
+        runId,
+        threadId ?? null,
+      ]);
+      return rows[0] ? rowToRun(rows[0]) : null;
+    },
+
+    async list(threadId, filter, page) {
+      const { rows } = await query<RunRow>(
+        pool,
+        `SELECT ${COLUMNS} FROM runs WHERE thread_id = $1 AND ($2::text IS NULL OR status = $2)
+         ORDER BY seq DESC LIMIT $3 OFFSET $4`,
+        [threadId, filter.status ?? null, page.limit, page.offset],
+      );
+      return rows.map(rowToRun);
+    },
+
+    async delete(runId, threadId) {
+      // A finished run never becomes pending or running again, so the status read here stays true.
+      const { rows } = await query<{ status: RunStatus }>(
+        pool,
+        `WITH target AS (
+           SELECT run_id, status FROM runs WHERE run_id = $1 AND ($2::text IS NULL OR thread_id = $2)
+         ), deleted AS (
+           DELETE FROM runs r USING target
+           WHERE r.run_id = target.run_id AND target.status NOT IN ('pending', 'running')
+         )
+         SELECT status FROM target`,
+        [runId, threadId ?? null],
+      );
+      const status = rows[0]?.status;
+      if (!status) return null;
+      return status === "pending" || status === "running" ? "active" : "deleted";
+    },
+
+    async claim(workerId, leaseMs, now) {
+      // One statement. The oldest eligible run and its thread row are locked FOR UPDATE SKIP LOCKED:
+      // two claimers never take the same run, and a claimer passes over a thread that another
+      // claimer, an enqueue or a cancel is working on. A second run of a thread cannot start either:
+      // a run leaves 'pending' only by a write to its own row, and a claimer whose snapshot predates
+      // that write re-reads the row when locking it (READ COMMITTED re-checks the WHERE on the newest
+      // version) and drops it, while in that same snapshot the dropped run still bars the thread's
+      // later runs ("first pending by seq"). The unique index runs_one_running_per_thread backs this.
+      const { rows } = await query<RunRow>(
+        pool,
+        `WITH picked AS (
+           SELECT r.run_id, r.thread_id
+           FROM runs r JOIN threads t ON t.thread_id = r.thread_id
+           WHERE r.status = 'pending' AND r.available_at <= $3
+             AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+             AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
+           ORDER BY r.available_at, r.seq
+           LIMIT 1
+           FOR UPDATE OF r, t SKIP LOCKED
+         ), claimed AS (
+           UPDATE runs r SET status = 'running', lease_owner = $1, lease_until = $2, attempt = r.attempt + 1, updated_at = $3
+           FROM picked WHERE r.run_id = picked.run_id
+           RETURNING ${R_COLUMNS}
+         ), busy AS (
+           UPDATE threads t SET status = 'busy', updated_at = $3 FROM picked WHERE t.thread_id = picked.thread_id
+         )
+         SELECT * FROM claimed`,
+        [workerId, new Date(now.getTime() + leaseMs), now],
+      );
+      return rows[0] ? rowToClaimed(rows[0]) : null;
+    },
+
+    async heartbeat(workerId, runIds, leaseMs, now) {
+      const out = new Map<string, CancelAction>();
+      if (runIds.length === 0) return out;
+      // SKIP LOCKED: a run locked right now is being finished or flagged; its lease is extended at
+      // the next beat. Never waiting keeps the heartbeat out of lock cycles with multi-run cancels.
+      const { rows } = await query<{ run_id: string; cancel_action: CancelAction | null }>(
+        pool,
+        `UPDATE runs SET lease_until = $3
+         WHERE run_id IN (
+           SELECT run_id FROM runs WHERE run_id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running'
+           FOR UPDATE SKIP LOCKED)
+         RETURNING run_id, cancel_action`,
+        [runIds, workerId, new Date(now.getTime() + leaseMs)],
+      );
+      for (const row of rows) if (row.cancel_action) out.set(row.run_id, row.cancel_action);
+      return out;
+    },
+
+    async finish(runId, workerId, outcome) {
+      return transaction(pool, async (client) => {
+        const now = new Date();
+        // Thread first, then run: the lock order enqueue and cancel use too.
+        const { rows: locked } = await query<{ thread_id: string }>(
+          client,
+          "SELECT thread_id FROM threads WHERE thread_id = (SELECT thread_id FROM runs WHERE run_id = $1) FOR UPDATE",
+          [runId],
+        );
+        const threadId = locked[0]?.thread_id;
+        if (!threadId) return false;
+        const owned = outcome.delete_run
+          ? await query(client, "DELETE FROM runs WHERE run_id = $1 AND status = 'running' AND lease_owner = $2", [runId, workerId])
+          : await query(
+              client,
+              `UPDATE runs SET status = $3, lease_owner = NULL, lease_until = NULL, cancel_action = NULL, updated_at = $4
+               WHERE run_id = $1 AND status = 'running' AND lease_owner = $2`,
+              [runId, workerId, outcome.status, now],
+            );
+        if (owned.rowCount !== 1) return false;
+        if (outcome.delete_thread) {
+          await query(client, "DELETE FROM threads WHERE thread_id = $1", [threadId]);
+          return true;
+        }
+        const params: unknown[] = [];
+        const stamp = param(params, now);
+        // The error always describes the latest run, so a run that did not fail clears an earlier one's.
+        const sets = [
+          `updated_at = ${stamp}`,
+          `status = ${settledStatus(`${param(params, outcome.thread_status)}::text`)}`,
+          `error = ${param(params, jsonOrNull(outcome.error ?? null))}::jsonb`,
+        ];
+        if (outcome.values !== undefined) sets.push(`"values" = ${param(params, jsonOrNull(outcome.values))}::jsonb`, `state_updated_at = ${stamp}`);
+        if (outcome.interrupts !== undefined) sets.push(`interrupts = ${param(params, JSON.stringify(outcome.interrupts))}::jsonb`);
+        await query(client, `UPDATE threads SET ${sets.join(", ")} WHERE thread_id = ${param(params, threadId)}`, params);
+        return true;
+      });
+    },
+
+    async cancel(target, action) {
+      return transaction(pool, async (client) => {
+        const now = new Date();
+        const { rows } =
+          "runIds" in target
+            ? await query<{ thread_id: string }>(
+                client,
+                "SELECT DISTINCT thread_id FROM runs WHERE run_id = ANY($1::text[]) AND ($2::text IS NULL OR thread_id = $2)",
+                [target.runIds, target.threadId ?? null],
+              )
+            : await query<{ thread_id: string }>(client, "SELECT DISTINCT thread_id FROM runs WHERE status = ANY($1::text[])", [
+                target.status === "all" ? ["pending", "running"] : [target.status],
+              ]);
+        const threads = await lockThreads(client, rows.map((r) => r.thread_id));
+        if (threads.length === 0) return { stopped: [], flagged: [] };
+        return cancelOnLockedThreads(client, threads, target, action, now);
+      });
+    },
+
+    async recoverExpired(now, maxAttempts) {
+      // SKIP LOCKED on run and thread: sweepers on several processes share the expired runs instead
+      // of queueing on each other, and never touch a thread an enqueue or cancel is working on.
+      const { rows } = await query<{ requeued: string; failed: string }>(
+        pool,
+        `WITH expired AS (
+           SELECT r.run_id, r.attempt
+           FROM runs r JOIN threads t ON t.thread_id = r.thread_id
+           WHERE r.status = 'running' AND r.lease_until < $1
+           FOR UPDATE OF r, t SKIP LOCKED
+         ), requeued AS (
+           UPDATE runs r SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = $1, updated_at = $1
+           FROM expired e WHERE r.run_id = e.run_id AND e.attempt < $2
+           RETURNING r.run_id
+         ), failed AS (
+           UPDATE runs r SET status = 'error', lease_owner = NULL, lease_until = NULL, updated_at = $1
+           FROM expired e WHERE r.run_id = e.run_id AND e.attempt >= $2
+           RETURNING r.run_id, r.thread_id, r.attempt
+         ), failed_threads AS (
+           UPDATE threads t SET status = 'error', updated_at = $1,
+             error = jsonb_build_object('error', 'RunAttemptsExhausted',
+               'message', format('Run %s was lost by its worker %s times and will not be retried', f.run_id, f.attempt))
+           FROM failed f WHERE t.thread_id = f.thread_id
+         )
+         SELECT (SELECT COUNT(*) FROM requeued) AS requeued, (SELECT COUNT(*) FROM failed) AS failed`,
+        [now, maxAttempts],
+      );
+      return { requeued: Number(rows[0]?.requeued ?? 0), failed: Number(rows[0]?.failed ?? 0) };
+    },
+
+    async nextAvailableAt() {
+      const { rows } = await query<{ at: Date | null }>(pool, "SELECT MIN(available_at) AS at FROM runs WHERE status = 'pending'");
+      return rows[0]?.at ?? null;
+    },
+  };
+}

@@ -1,0 +1,84 @@
+// The run queue's storage port. Runs are rows: creating one applies the thread's multitask rule in
+// the same transaction, a worker claims the oldest eligible run under a lease, and finishing a run
+// sets the thread's status in the same transaction, so a thread is never left busy by a half-write.
+import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus, ThreadStatus } from "./records.js";
+
+export type CancelAction = "interrupt" | "rollback";
+
+export interface NewRun {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  metadata: JsonObject;
+  kwargs: JsonObject;
+  multitask_strategy: MultitaskStrategy | null;
+  /** When the run becomes eligible to start (now + after_seconds). */
+  available_at: Date;
+}
+
+export interface EnqueueOptions {
+  /** Create the thread when it is missing, with this metadata; otherwise a missing thread is refused. */
+  createThread?: { metadata: JsonObject; temporary: boolean };
+  /** Merged into the thread's metadata (graph_id, assistant_id). */
+  threadMetadata: JsonObject;
+  /** How to treat runs already pending or running on the thread. */
+  multitask: MultitaskStrategy;
+}
+
+export type EnqueueResult =
+  | { kind: "created"; run: Run; /** Running runs that were asked to stop (interrupt/rollback). */ cancelled: string[] }
+  | { kind: "thread_missing" }
+  | { kind: "busy" };
+
+export interface ClaimedRun extends Run {
+  attempt: number;
+  /** Set when a cancel was requested before or during the run. */
+  cancel_action: CancelAction | null;
+}
+
+export interface RunOutcome {
+  status: Exclude<RunStatus, "pending" | "running">;
+  /** The thread status this outcome calls for; `idle` becomes `busy` when more runs are waiting. */
+  thread_status: Exclude<ThreadStatus, "busy">;
+  /** Latest state of the thread, copied onto the thread row; undefined leaves them as they are. */
+  values?: Json | null;
+  interrupts?: JsonObject;
+  error?: Json | null;
+  /** Delete the run row (rollback) instead of recording the outcome. */
+  delete_run?: boolean;
+  /** Delete the thread too (a stateless run's temporary thread). */
+  delete_thread?: boolean;
+}
+
+export interface CancelResult {
+  /** Pending runs that were stopped (or deleted, with rollback) right away. */
+  stopped: string[];
+  /** Running runs that were flagged; their workers must be told. */
+  flagged: string[];
+}
+
+export interface RunRepo {
+  enqueue(run: NewRun, options: EnqueueOptions): Promise<EnqueueResult>;
+  get(runId: string, threadId?: string): Promise<Run | null>;
+  list(threadId: string, filter: { status?: RunStatus }, page: { limit: number; offset: number }): Promise<Run[]>;
+  /** Deletes a run that is not pending or running; "active" when it is, null when it is missing. */
+  delete(runId: string, threadId?: string): Promise<"deleted" | "active" | null>;
+  /**
+   * Claims the oldest eligible pending run: available now, first in its thread's queue, and on a
+   * thread with no running run. Marks it running under a lease for `workerId` and counts the attempt.
+   */
+  claim(workerId: string, leaseMs: number, now: Date): Promise<ClaimedRun | null>;
+  /** Extends the leases of runs this worker holds; returns their pending cancel requests. */
+  heartbeat(workerId: string, runIds: string[], leaseMs: number, now: Date): Promise<Map<string, CancelAction>>;
+  /** Records the outcome of a running run held by `workerId`; false when the lease was lost. */
+  finish(runId: string, workerId: string, outcome: RunOutcome): Promise<boolean>;
+  /** Cancels runs by id (optionally on one thread), or every run with a status ("pending"/"running"/"all"). */
+  cancel(target: { runIds: string[]; threadId?: string } | { status: "pending" | "running" | "all" }, action: CancelAction): Promise<CancelResult>;
+  /**
+   * Running runs whose lease ran out go back to pending (their next attempt resumes from the last
+   * checkpoint), or end in error once `maxAttempts` were made. Returns how many of each.
+   */
+  recoverExpired(now: Date, maxAttempts: number): Promise<{ requeued: number; failed: number }>;
+  /** The earliest time a pending run becomes eligible, for the worker's next wake-up. */
+  nextAvailableAt(): Promise<Date | null>;
+}

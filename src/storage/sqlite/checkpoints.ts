@@ -1,0 +1,70 @@
+// Checkpoints on SQLite: the official SqliteSaver on the storage's own connection, so checkpoints
+// live in the same file as threads and runs, plus the thread-level operations it lacks, written
+// against its two tables (checkpoints, writes).
+import type Database from "better-sqlite3";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import type { CheckpointStore } from "../checkpoint-ports.js";
+
+/** SqliteSaver creates its tables lazily on first use; this one creates them when the storage opens. */
+class EagerSqliteSaver extends SqliteSaver {
+  constructor(db: Database.Database) {
+    super(db);
+    this.setup();
+  }
+}
+
+// Checkpoint ids are uuid6: fixed-width lower-case hex with the timestamp's high bits first, so
+// their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
+// the latest), and so does every comparison below.
+export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
+  const saver = new EagerSqliteSaver(db);
+
+  const deleteAfter = db.transaction((threadId: string, checkpointId: string) => {
+    db.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id > ?").run(threadId, checkpointId);
+    db.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id > ?").run(threadId, checkpointId);
+  });
+
+  const deleteBefore = db.transaction((threadId: string, checkpointId: string) => {
+    db.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id < ?").run(threadId, checkpointId);
+    db.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id < ?").run(threadId, checkpointId);
+  });
+
+  const deleteThread = db.transaction((threadId: string) => {
+    db.prepare("DELETE FROM writes WHERE thread_id = ?").run(threadId);
+    db.prepare("DELETE FROM checkpoints WHERE thread_id = ?").run(threadId);
+  });
+
+  const copyThread = db.transaction((fromThreadId: string, toThreadId: string) => {
+    db.prepare(
+      `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+       SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id = ?`,
+    ).run(toThreadId, fromThreadId);
+    db.prepare(
+      `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value)
+       SELECT ?, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes WHERE thread_id = ?`,
+    ).run(toThreadId, fromThreadId);
+  });
+
+  const latest = db.prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1");
+
+  return {
+    saver,
+    async deleteThread(threadId) {
+      deleteThread.immediate(threadId);
+    },
+    async copyThread(fromThreadId, toThreadId) {
+      copyThread.immediate(fromThreadId, toThreadId);
+    },
+    async deleteAfter(threadId, checkpointId) {
+      if (checkpointId === null) deleteThread.immediate(threadId);
+      else deleteAfter.immediate(threadId, checkpointId);
+    },
+    async deleteBefore(threadId, checkpointId) {
+      deleteBefore.immediate(threadId, checkpointId);
+    },
+    async latestCheckpointId(threadId) {
+      const row = latest.get(threadId) as { checkpoint_id: string } | undefined;
+      return row?.checkpoint_id ?? null;
+    },
+  };
+}

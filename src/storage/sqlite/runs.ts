@@ -1,0 +1,278 @@
+// RunRepo on SQLite. Every state change is one IMMEDIATE transaction; with a single writer there is
+// nothing to skip-lock, so the claim is a plain UPDATE of the chosen row.
+import type Database from "better-sqlite3";
+import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../records.js";
+import type { CancelAction, CancelResult, ClaimedRun, EnqueueOptions, EnqueueResult, NewRun, RunOutcome, RunRepo } from "../run-ports.js";
+import { parseJson } from "./sql-helpers.js";
+
+const COLUMNS =
+  "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, attempt, cancel_action";
+
+interface RunRow {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: RunStatus;
+  metadata: string;
+  kwargs: string;
+  multitask_strategy: MultitaskStrategy | null;
+  attempt: number;
+  cancel_action: CancelAction | null;
+}
+
+function rowToRun(row: RunRow): Run {
+  return {
+    run_id: row.run_id,
+    thread_id: row.thread_id,
+    assistant_id: row.assistant_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    status: row.status,
+    metadata: parseJson(row.metadata),
+    kwargs: parseJson(row.kwargs),
+    multitask_strategy: row.multitask_strategy,
+  };
+}
+
+function rowToClaimed(row: RunRow): ClaimedRun {
+  return { ...rowToRun(row), attempt: row.attempt, cancel_action: row.cancel_action };
+}
+
+export function sqliteRuns(db: Database.Database): RunRepo {
+  const getRow = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE run_id = ?`);
+  const threadExists = db.prepare("SELECT metadata FROM threads WHERE thread_id = ?");
+  const inflight = db.prepare("SELECT run_id, status FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq");
+
+  /** After runs of a thread stopped: idle, or busy while others still wait or run. */
+  const settleThread = (threadId: string, now: string, preferred: "idle" | "interrupted" | "error" = "idle") => {
+    const waiting = db.prepare("SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1").get(threadId);
+    const status = preferred === "idle" && waiting ? "busy" : preferred;
+    db.prepare("UPDATE threads SET status = ?, updated_at = ? WHERE thread_id = ?").run(status, now, threadId);
+  };
+
+  /** Stops runs right away when pending, flags them when running. */
+  const cancelRows = (rows: Array<{ run_id: string; status: string; thread_id: string }>, action: CancelAction, now: string): CancelResult => {
+    const result: CancelResult = { stopped: [], flagged: [] };
+    const threads = new Set<string>();
+    for (const row of rows) {
+      if (row.status === "pending") {
+        if (action === "rollback") db.prepare("DELETE FROM runs WHERE run_id = ?").run(row.run_id);
+        else db.prepare("UPDATE runs SET status = 'interrupted', updated_at = ? WHERE run_id = ?").run(now, row.run_id);
+        result.stopped.push(row.run_id);
+        threads.add(row.thread_id);
+      } else if (row.status === "running") {
+        db.prepare("UPDATE runs SET cancel_action = ?, updated_at = ? WHERE run_id = ?").run(action, now, row.run_id);
+        result.flagged.push(row.run_id);
+      }
+    }
+    for (const threadId of threads) {
+      const running = db.prepare("SELECT 1 FROM runs WHERE thread_id = ? AND status = 'running' LIMIT 1").get(threadId);
+      if (!running) settleThread(threadId, now);
+    }
+    return result;
+  };
+
+  const enqueue = db.transaction((run: NewRun, options: EnqueueOptions): EnqueueResult => {
+    const now = new Date().toISOString();
+    const thread = threadExists.get(run.thread_id) as { metadata: string } | undefined;
+    let metadata: JsonObject;
+    if (!thread) {
+      if (!options.createThread) return { kind: "thread_missing" };
+      // The run's own metadata wins over graph_id/assistant_id on a new thread (spec §3.2).
+      metadata = { ...options.threadMetadata, ...options.createThread.metadata };
+      db.prepare(
+        `INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error)
+         VALUES (?, ?, ?, ?, ?, 'busy', '{}', NULL, '{}', NULL)`,
+      ).run(run.thread_id, now, now, now, JSON.stringify(metadata));
+    } else {
+      const active = inflight.all(run.thread_id) as Array<{ run_id: string; status: string }>;
+      if (active.length > 0 && options.multitask === "reject") return { kind: "busy" };
+      metadata = { ...parseJson(thread.metadata), ...options.threadMetadata };
+      db.prepare("UPDATE threads SET metadata = ?, status = 'busy', updated_at = ? WHERE thread_id = ?").run(JSON.stringify(metadata), now, run.thread_id);
+    }
+    let cancelled: string[] = [];
+    if (thread && (options.multitask === "interrupt" || options.multitask === "rollback")) {
+      const active = (inflight.all(run.thread_id) as Array<{ run_id: string; status: string }>).map((r) => ({ ...r, thread_id: run.thread_id }));
+      cancelled = cancelRows(active, options.multitask, now).flagged;
+    }
+    const seq = ((db.prepare("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs").get() as { seq: number }).seq);
+    db.prepare(
+      `INSERT INTO runs (run_id, seq, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+    ).run(
+      run.run_id,
+      seq,
+      run.thread_id,
+      run.assistant_id,
+      now,
+      now,
+      JSON.stringify(run.metadata),
+      JSON.stringify(run.kwargs),
+      run.multitask_strategy,
+      run.available_at.toISOString(),
+    );
+    db.prepare("UPDATE threads SET status = 'busy' WHERE thread_id = ?").run(run.thread_id);
+    return { kind: "created", run: rowToRun(getRow.get(run.run_id) as RunRow), cancelled };
+  });
+
+  const claim = db.transaction((workerId: string, leaseMs: number, now: Date): ClaimedRun | null => {
+    const stamp = now.toISOString();
+    const candidate = db
+      .prepare(
+        `SELECT r.run_id FROM runs r
+         WHERE r.status = 'pending' AND r.available_at <= ?
+           AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+           AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
+         ORDER BY r.available_at, r.seq
+         LIMIT 1`,
+      )
+      .get(stamp) as { run_id: string } | undefined;
+    if (!candidate) return null;
+    db.prepare(
+      `UPDATE runs SET status = 'running', lease_owner = ?, lease_until = ?, attempt = attempt + 1, updated_at = ? WHERE run_id = ?`,
+    ).run(workerId, new Date(now.getTime() + leaseMs).toISOString(), stamp, candidate.run_id);
+    const row = getRow.get(candidate.run_id) as RunRow;
+    db.prepare("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(stamp, row.thread_id);
+    return rowToClaimed(row);
+  });
+
+  const finish = db.transaction((runId: string, workerId: string, outcome: RunOutcome): boolean => {
+    const now = new Date().toISOString();
+    const row = db.prepare("SELECT thread_id FROM runs WHERE run_id = ? AND status = 'running' AND lease_owner = ?").get(runId, workerId) as
+      | { thread_id: string }
+      | undefined;
+    if (!row) return false;
+    if (outcome.delete_run) {
+      db.prepare("DELETE FROM runs WHERE run_id = ?").run(runId);
+    } else {
+      db.prepare(
+        "UPDATE runs SET status = ?, lease_owner = NULL, lease_until = NULL, cancel_action = NULL, updated_at = ? WHERE run_id = ?",
+      ).run(outcome.status, now, runId);
+    }
+    if (outcome.delete_thread) {
+      db.prepare("DELETE FROM threads WHERE thread_id = ?").run(row.thread_id);
+      return true;
+    }
+    const sets: string[] = ["updated_at = ?"];
+    const params: unknown[] = [now];
+    if (outcome.values !== undefined) sets.push('"values" = ?', "state_updated_at = ?"), params.push(toText(outcome.values), now);
+    if (outcome.interrupts !== undefined) sets.push("interrupts = ?"), params.push(JSON.stringify(outcome.interrupts));
+    sets.push("error = ?"), params.push(outcome.error === undefined || outcome.error === null ? null : JSON.stringify(outcome.error));
+    db.prepare(`UPDATE threads SET ${sets.join(", ")} WHERE thread_id = ?`).run(...params, row.thread_id);
+    settleThread(row.thread_id, now, outcome.thread_status);
+    return true;
+  });
+
+  const cancel = db.transaction(
+    (target: { runIds: string[]; threadId?: string } | { status: "pending" | "running" | "all" }, action: CancelAction): CancelResult => {
+      const now = new Date().toISOString();
+      let rows: Array<{ run_id: string; status: string; thread_id: string }>;
+      if ("runIds" in target) {
+        rows = db
+          .prepare(
+            `SELECT run_id, status, thread_id FROM runs WHERE run_id IN (SELECT value FROM json_each(?)) ${target.threadId ? "AND thread_id = ?" : ""}`,
+          )
+          .all(JSON.stringify(target.runIds), ...(target.threadId ? [target.threadId] : [])) as typeof rows;
+      } else {
+        const statuses = target.status === "all" ? ["pending", "running"] : [target.status];
+        rows = db
+          .prepare("SELECT run_id, status, thread_id FROM runs WHERE status IN (SELECT value FROM json_each(?))")
+          .all(JSON.stringify(statuses)) as typeof rows;
+      }
+      return cancelRows(rows, action, now);
+    },
+  );
+
+  const recoverExpired = db.transaction((now: Date, maxAttempts: number) => {
+    const stamp = now.toISOString();
+    const expired = db
+      .prepare("SELECT run_id, thread_id, attempt FROM runs WHERE status = 'running' AND lease_until < ?")
+      .all(stamp) as Array<{ run_id: string; thread_id: string; attempt: number }>;
+    let requeued = 0;
+    let failed = 0;
+    for (const run of expired) {
+      if (run.attempt >= maxAttempts) {
+        db.prepare("UPDATE runs SET status = 'error', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE run_id = ?").run(stamp, run.run_id);
+        db.prepare("UPDATE threads SET error = ? WHERE thread_id = ?").run(
+          JSON.stringify({ error: "RunAttemptsExhausted", message: `Run ${run.run_id} was lost by its worker ${run.attempt} times and will not be retried` }),
+          run.thread_id,
+        );
+        settleThread(run.thread_id, stamp, "error");
+        failed += 1;
+      } else {
+        db.prepare("UPDATE runs SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = ?, updated_at = ? WHERE run_id = ?").run(
+          stamp,
+          stamp,
+          run.run_id,
+        );
+        requeued += 1;
+      }
+    }
+    return { requeued, failed };
+  });
+
+  return {
+    async enqueue(run, options) {
+      return enqueue.immediate(run, options);
+    },
+    async get(runId, threadId) {
+      const row = getRow.get(runId) as RunRow | undefined;
+      if (!row || (threadId !== undefined && row.thread_id !== threadId)) return null;
+      return rowToRun(row);
+    },
+    async list(threadId, filter, page) {
+      const rows = db
+        .prepare(
+          `SELECT ${COLUMNS} FROM runs WHERE thread_id = ? ${filter.status ? "AND status = ?" : ""} ORDER BY seq DESC LIMIT ? OFFSET ?`,
+        )
+        .all(threadId, ...(filter.status ? [filter.status] : []), page.limit, page.offset) as RunRow[];
+      return rows.map(rowToRun);
+    },
+    async delete(runId, threadId) {
+      const row = getRow.get(runId) as RunRow | undefined;
+      if (!row || (threadId !== undefined && row.thread_id !== threadId)) return null;
+      if (row.status === "pending" || row.status === "running") return "active";
+      db.prepare("DELETE FROM runs WHERE run_id = ?").run(runId);
+      return "deleted";
+    },
+    async claim(workerId, leaseMs, now) {
+      return claim.immediate(workerId, leaseMs, now);
+    },
+    async heartbeat(workerId, runIds, leaseMs, now) {
+      const out = new Map<string, CancelAction>();
+      if (runIds.length === 0) return out;
+      const ids = JSON.stringify(runIds);
+      db.prepare(
+        "UPDATE runs SET lease_until = ? WHERE lease_owner = ? AND status = 'running' AND run_id IN (SELECT value FROM json_each(?))",
+      ).run(new Date(now.getTime() + leaseMs).toISOString(), workerId, ids);
+      // Only runs this worker still holds: one that lost its lease may be flagged for its new owner.
+      const flagged = db
+        .prepare(
+          "SELECT run_id, cancel_action FROM runs WHERE cancel_action IS NOT NULL AND lease_owner = ? AND status = 'running' AND run_id IN (SELECT value FROM json_each(?))",
+        )
+        .all(workerId, ids) as Array<{ run_id: string; cancel_action: CancelAction }>;
+      for (const f of flagged) out.set(f.run_id, f.cancel_action);
+      return out;
+    },
+    async finish(runId, workerId, outcome) {
+      return finish.immediate(runId, workerId, outcome);
+    },
+    async cancel(target, action) {
+      return cancel.immediate(target, action);
+    },
+    async recoverExpired(now, maxAttempts) {
+      return recoverExpired.immediate(now, maxAttempts);
+    },
+    async nextAvailableAt() {
+      const row = db.prepare("SELECT MIN(available_at) AS at FROM runs WHERE status = 'pending'").get() as { at: string | null };
+      return row.at ? new Date(row.at) : null;
+    },
+  };
+}
+
+function toText(value: Json | null): string | null {
+  return value === null ? null : JSON.stringify(value);
+}
+

@@ -1,0 +1,132 @@
+// CheckpointStore cases, driven by real LangGraph graphs checkpointing through the storage's saver:
+// the latest checkpoint id, copying a thread (checkpoints and pending writes), rolling a thread
+// back to a checkpoint or to nothing, and deleting a thread's checkpoints.
+import { Annotation, Command, END, interrupt, START, StateGraph } from "@langchain/langgraph";
+import { expect } from "vitest";
+import type { Storage } from "../../../src/storage/ports.js";
+import { newId } from "./builders.js";
+import type { CaseContext } from "./harness.js";
+
+const Steps = Annotation.Root({
+  steps: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+});
+
+/** Two nodes, so one invoke writes an input checkpoint and one per step. */
+function countingGraph(storage: Storage) {
+  return new StateGraph(Steps)
+    .addNode("first", (state) => ({ steps: [`first after ${state.steps.length}`] }))
+    .addNode("second", () => ({ steps: ["second"] }))
+    .addEdge(START, "first")
+    .addEdge("first", "second")
+    .addEdge("second", END)
+    .compile({ checkpointer: storage.checkpoints.saver });
+}
+
+/** Stops on an interrupt, leaving the interrupt as a pending write on its checkpoint. */
+function askingGraph(storage: Storage) {
+  return new StateGraph(Steps)
+    .addNode("ask", () => ({ steps: [`answer: ${interrupt("name?") as string}`] }))
+    .addEdge(START, "ask")
+    .addEdge("ask", END)
+    .compile({ checkpointer: storage.checkpoints.saver });
+}
+
+const on = (threadId: string) => ({ configurable: { thread_id: threadId } });
+
+export function checkpointCases({ storage, test }: CaseContext): void {
+  const store = () => storage().checkpoints;
+
+  async function history(graph: ReturnType<typeof countingGraph>, threadId: string): Promise<string[]> {
+    const ids: string[] = [];
+    for await (const snapshot of graph.getStateHistory(on(threadId))) ids.push(snapshot.config.configurable?.checkpoint_id as string);
+    return ids;
+  }
+
+  /** A thread run twice through the counting graph, with what the first run left behind. */
+  async function twoRuns() {
+    const graph = countingGraph(storage());
+    const threadId = newId();
+    await graph.invoke({ steps: ["input 1"] }, on(threadId));
+    const afterFirst = { checkpointId: await store().latestCheckpointId(threadId), values: (await graph.getState(on(threadId))).values, history: await history(graph, threadId) };
+    await graph.invoke({ steps: ["input 2"] }, on(threadId));
+    return { graph, threadId, afterFirst };
+  }
+
+  test("finds the latest root checkpoint, the one the graph reads its state from", async () => {
+    const { graph, threadId, afterFirst } = await twoRuns();
+    const state = await graph.getState(on(threadId));
+
+    expect(await store().latestCheckpointId(threadId)).toBe(state.config.configurable?.checkpoint_id);
+    expect(afterFirst.checkpointId).toBe(afterFirst.history[0]);
+    expect((await history(graph, threadId)).length).toBeGreaterThan(afterFirst.history.length);
+    expect(await store().latestCheckpointId(newId())).toBeNull();
+  });
+
+  test("copies every checkpoint of a thread to another, leaving the source as it was", async () => {
+    const { graph, threadId } = await twoRuns();
+    const copyId = newId();
+    await store().copyThread(threadId, copyId);
+
+    const source = await graph.getState(on(threadId));
+    const copy = await graph.getState(on(copyId));
+    expect(copy.values).toEqual(source.values);
+    expect(source.values.steps).toEqual(["input 1", "first after 1", "second", "input 2", "first after 4", "second"]);
+    expect(await history(graph, copyId)).toEqual(await history(graph, threadId));
+    expect(await store().latestCheckpointId(copyId)).toBe(await store().latestCheckpointId(threadId));
+
+    await graph.invoke({ steps: ["input 3"] }, on(copyId));
+    expect((await graph.getState(on(copyId))).values.steps).toHaveLength(9);
+    expect((await graph.getState(on(threadId))).values).toEqual(source.values);
+  });
+
+  test("copies pending writes, so a copy of an interrupted thread waits on the same interrupt", async () => {
+    const graph = askingGraph(storage());
+    const threadId = newId();
+    await graph.invoke({ steps: [] }, on(threadId));
+    const copyId = newId();
+    await store().copyThread(threadId, copyId);
+
+    const copy = await graph.getState(on(copyId));
+    expect(copy.next).toEqual(["ask"]);
+    expect(copy.tasks.flatMap((t) => t.interrupts.map((i) => i.value))).toEqual(["name?"]);
+    await graph.invoke(new Command({ resume: "ann" }), on(copyId));
+    expect((await graph.getState(on(copyId))).values.steps).toEqual(["answer: ann"]);
+    expect((await graph.getState(on(threadId))).next).toEqual(["ask"]);
+  });
+
+  test("rolls a thread back to a checkpoint, deleting what came after it", async () => {
+    const { graph, threadId, afterFirst } = await twoRuns();
+    await store().deleteAfter(threadId, afterFirst.checkpointId);
+
+    expect((await graph.getState(on(threadId))).values).toEqual(afterFirst.values);
+    expect(await history(graph, threadId)).toEqual(afterFirst.history);
+    expect(await store().latestCheckpointId(threadId)).toBe(afterFirst.checkpointId);
+
+    await graph.invoke({ steps: ["input 2 again"] }, on(threadId));
+    expect((await graph.getState(on(threadId))).values.steps).toEqual(["input 1", "first after 1", "second", "input 2 again", "first after 4", "second"]);
+  });
+
+  test("rolls a thread back to before its first checkpoint, leaving it without state", async () => {
+    const { graph, threadId } = await twoRuns();
+    await store().deleteAfter(threadId, null);
+
+    expect(await history(graph, threadId)).toEqual([]);
+    expect(await store().latestCheckpointId(threadId)).toBeNull();
+    expect((await graph.getState(on(threadId))).values).toEqual({});
+  });
+
+  test("deletes a thread's checkpoints and pending writes, and no other thread's", async () => {
+    const { graph, threadId } = await twoRuns();
+    const { threadId: otherId } = await twoRuns();
+    const asking = askingGraph(storage());
+    const interruptedId = newId();
+    await asking.invoke({ steps: [] }, on(interruptedId));
+
+    await store().deleteThread(threadId);
+    await store().deleteThread(interruptedId);
+    expect(await history(graph, threadId)).toEqual([]);
+    expect(await store().latestCheckpointId(threadId)).toBeNull();
+    expect((await asking.getState(on(interruptedId))).tasks).toEqual([]);
+    expect(await history(graph, otherId)).toHaveLength(8);
+  });
+}

@@ -1,0 +1,568 @@
+// RunRepo cases: enqueue with each multitask strategy, claiming (order, availability, one run per
+// thread, concurrent claimers), leases and heartbeats, finishing, cancelling, the expired-lease
+// sweep, and get/list/delete. Claims and sweeps see every run in the database, so each case opens
+// a database of its own.
+import { expect } from "vitest";
+import type { JsonObject, Run, RunStatus } from "../../../src/storage/records.js";
+import type { ClaimedRun, EnqueueOptions, NewRun } from "../../../src/storage/run-ports.js";
+import type { Storage } from "../../../src/storage/ports.js";
+import { ISO_MS, newId, newThread, nextMillisecond } from "./builders.js";
+import type { CaseContext, MigratedStorage, StorageHarness } from "./harness.js";
+
+const SECOND = 1_000;
+const LEASE_MS = 30 * SECOND;
+const WORKER = "worker-1";
+
+function newRun(threadId: string, overrides: Partial<NewRun> = {}): NewRun {
+  return {
+    run_id: newId(),
+    thread_id: threadId,
+    assistant_id: newId(),
+    metadata: {},
+    kwargs: { input: { n: 1 }, stream_mode: ["values"] },
+    multitask_strategy: null,
+    // A little in the past, so a claim stamped "now" finds it eligible.
+    available_at: new Date(Date.now() - SECOND),
+    ...overrides,
+  };
+}
+
+export function runCases<S extends MigratedStorage>({ test }: CaseContext, harness: StorageHarness<S>): void {
+  /** A case on a database of its own, closed (and removed) when the case ends. */
+  const fresh = (name: string, body: (storage: S) => Promise<void>) =>
+    test(name, async () => {
+      const storage = await harness.open();
+      try {
+        await body(storage);
+      } finally {
+        await harness.close(storage);
+      }
+    });
+
+  async function thread(storage: Storage, metadata: JsonObject = {}): Promise<string> {
+    const created = await storage.threads.create(newThread({ metadata }));
+    if (!created) throw new Error("a fresh thread id was refused");
+    return created.thread_id;
+  }
+
+  async function enqueue(storage: Storage, run: NewRun, options: Partial<EnqueueOptions> = {}): Promise<Run> {
+    const result = await storage.runs.enqueue(run, { threadMetadata: {}, multitask: "enqueue", ...options });
+    if (result.kind !== "created") throw new Error(`enqueue answered ${result.kind}`);
+    return result.run;
+  }
+
+  async function claim(storage: Storage, now = new Date(), worker = WORKER): Promise<ClaimedRun | null> {
+    return storage.runs.claim(worker, LEASE_MS, now);
+  }
+
+  async function statusOf(storage: Storage, runId: string): Promise<RunStatus | undefined> {
+    return (await storage.runs.get(runId))?.status;
+  }
+
+  async function threadStatus(storage: Storage, threadId: string) {
+    return (await storage.threads.get(threadId))?.status;
+  }
+
+  const success = { status: "success", thread_status: "idle" } as const;
+
+  // ---- enqueue -------------------------------------------------------------------------------
+
+  fresh("enqueues a pending run, marks the thread busy and merges the thread metadata", async (s) => {
+    const threadId = await thread(s, { user: "ann", graph_id: "old" });
+    const input = newRun(threadId, { metadata: { origin: "test" }, kwargs: { input: { q: "hi" } }, multitask_strategy: "enqueue" });
+    const result = await s.runs.enqueue(input, { threadMetadata: { graph_id: "agent", assistant_id: input.assistant_id }, multitask: "enqueue" });
+
+    expect(result).toEqual({
+      kind: "created",
+      cancelled: [],
+      run: {
+        run_id: input.run_id,
+        thread_id: threadId,
+        assistant_id: input.assistant_id,
+        created_at: expect.stringMatching(ISO_MS),
+        updated_at: expect.stringMatching(ISO_MS),
+        status: "pending",
+        metadata: { origin: "test" },
+        kwargs: { input: { q: "hi" } },
+        multitask_strategy: "enqueue",
+      },
+    });
+    expect(await s.runs.get(input.run_id)).toEqual(result.kind === "created" ? result.run : null);
+    const read = await s.threads.get(threadId);
+    expect(read?.status).toBe("busy");
+    expect(read?.metadata).toEqual({ user: "ann", graph_id: "agent", assistant_id: input.assistant_id });
+  });
+
+  fresh("creates a missing thread when asked, the run's metadata winning over graph and assistant ids", async (s) => {
+    const input = newRun(newId());
+    const result = await s.runs.enqueue(input, {
+      createThread: { metadata: { user: "bob", graph_id: "custom" }, temporary: false },
+      threadMetadata: { graph_id: "agent", assistant_id: input.assistant_id },
+      multitask: "reject",
+    });
+
+    expect(result.kind).toBe("created");
+    const created = await s.threads.get(input.thread_id);
+    expect(created).toMatchObject({ status: "busy", values: null, metadata: { user: "bob", graph_id: "custom", assistant_id: input.assistant_id } });
+    expect(await statusOf(s, input.run_id)).toBe("pending");
+  });
+
+  fresh("refuses a run on a missing thread unless asked to create it", async (s) => {
+    const input = newRun(newId());
+    expect(await s.runs.enqueue(input, { threadMetadata: { graph_id: "agent" }, multitask: "enqueue" })).toEqual({ kind: "thread_missing" });
+    expect(await s.runs.get(input.run_id)).toBeNull();
+    expect(await s.threads.get(input.thread_id)).toBeNull();
+  });
+
+  fresh("queues behind an existing thread when asked to create one that exists", async (s) => {
+    const threadId = await thread(s, { user: "ann" });
+    const first = await enqueue(s, newRun(threadId));
+    const second = newRun(threadId);
+    const result = await s.runs.enqueue(second, {
+      createThread: { metadata: { user: "bob" }, temporary: false },
+      threadMetadata: { graph_id: "agent" },
+      multitask: "enqueue",
+    });
+
+    expect(result.kind).toBe("created");
+    expect((await s.threads.get(threadId))?.metadata).toEqual({ user: "ann", graph_id: "agent" });
+    expect((await claim(s))?.run_id).toBe(first.run_id);
+  });
+
+  fresh("rejects a run on a thread with an inflight run and writes nothing", async (s) => {
+    const threadId = await thread(s, { user: "ann" });
+    const first = await enqueue(s, newRun(threadId));
+    const before = await s.threads.get(threadId);
+    const second = newRun(threadId);
+
+    expect(await s.runs.enqueue(second, { threadMetadata: { graph_id: "agent" }, multitask: "reject" })).toEqual({ kind: "busy" });
+    await claim(s);
+    expect(await s.runs.enqueue(second, { threadMetadata: { graph_id: "agent" }, multitask: "reject" })).toEqual({ kind: "busy" });
+
+    expect(await s.runs.get(second.run_id)).toBeNull();
+    expect((await s.threads.get(threadId))?.metadata).toEqual(before?.metadata);
+    expect((await s.runs.list(threadId, {}, { limit: 10, offset: 0 })).map((r) => r.run_id)).toEqual([first.run_id]);
+  });
+
+  fresh("accepts a run with the reject strategy once the thread's runs have finished", async (s) => {
+    const threadId = await thread(s);
+    await enqueue(s, newRun(threadId));
+    const claimed = await claim(s);
+    await s.runs.finish(claimed!.run_id, WORKER, success);
+
+    const result = await s.runs.enqueue(newRun(threadId), { threadMetadata: {}, multitask: "reject" });
+    expect(result.kind).toBe("created");
+  });
+
+  fresh("queues a second run behind the first with the enqueue strategy", async (s) => {
+    const threadId = await thread(s);
+    const first = await enqueue(s, newRun(threadId));
+    const second = await enqueue(s, newRun(threadId));
+
+    expect(await statusOf(s, first.run_id)).toBe("pending");
+    expect(await statusOf(s, second.run_id)).toBe("pending");
+    expect((await claim(s))?.run_id).toBe(first.run_id);
+    expect(await claim(s)).toBeNull();
+    expect(await s.runs.finish(first.run_id, WORKER, success)).toBe(true);
+    expect((await claim(s))?.run_id).toBe(second.run_id);
+  });
+
+  fresh("interrupts a pending inflight run at once when a run arrives with the interrupt strategy", async (s) => {
+    const threadId = await thread(s);
+    const first = await enqueue(s, newRun(threadId));
+    const result = await s.runs.enqueue(newRun(threadId), { threadMetadata: {}, multitask: "interrupt" });
+
+    expect(result).toMatchObject({ kind: "created", cancelled: [] });
+    expect(await statusOf(s, first.run_id)).toBe("interrupted");
+    expect(await threadStatus(s, threadId)).toBe("busy");
+    expect((await claim(s))?.run_id).toBe(result.kind === "created" ? result.run.run_id : undefined);
+  });
+
+  fresh("deletes a pending inflight run when a run arrives with the rollback strategy", async (s) => {
+    const threadId = await thread(s);
+    const first = await enqueue(s, newRun(threadId));
+    const result = await s.runs.enqueue(newRun(threadId), { threadMetadata: {}, multitask: "rollback" });
+
+    expect(result).toMatchObject({ kind: "created", cancelled: [] });
+    expect(await s.runs.get(first.run_id)).toBeNull();
+    expect(await threadStatus(s, threadId)).toBe("busy");
+    expect((await claim(s))?.run_id).toBe(result.kind === "created" ? result.run.run_id : undefined);
+  });
+
+  for (const strategy of ["interrupt", "rollback"] as const) {
+    fresh(`flags a running inflight run for its worker when a run arrives with the ${strategy} strategy`, async (s) => {
+      const threadId = await thread(s);
+      const first = await enqueue(s, newRun(threadId));
+      await claim(s);
+      const result = await s.runs.enqueue(newRun(threadId), { threadMetadata: {}, multitask: strategy });
+
+      expect(result).toMatchObject({ kind: "created", cancelled: [first.run_id] });
+      expect(await statusOf(s, first.run_id)).toBe("running");
+      expect(await s.runs.heartbeat(WORKER, [first.run_id], LEASE_MS, new Date())).toEqual(new Map([[first.run_id, strategy]]));
+      expect(await claim(s)).toBeNull();
+      await s.runs.finish(first.run_id, WORKER, { status: "interrupted", thread_status: "idle", delete_run: strategy === "rollback" });
+      expect((await claim(s))?.run_id).toBe(result.kind === "created" ? result.run.run_id : undefined);
+    });
+  }
+
+  // ---- claim ---------------------------------------------------------------------------------
+
+  fresh("claims a run under a lease, counting the attempt", async (s) => {
+    const threadId = await thread(s);
+    const run = await enqueue(s, newRun(threadId));
+    const claimed = await claim(s);
+
+    expect(claimed).toEqual({ ...run, status: "running", updated_at: expect.stringMatching(ISO_MS), attempt: 1, cancel_action: null });
+    expect(await statusOf(s, run.run_id)).toBe("running");
+    expect(await threadStatus(s, threadId)).toBe("busy");
+    expect(await claim(s)).toBeNull();
+  });
+
+  fresh("claims the oldest eligible run first: by available time, then by arrival", async (s) => {
+    const base = Date.now() - 60 * SECOND;
+    const late = await enqueue(s, newRun(await thread(s), { available_at: new Date(base + 2 * SECOND) }));
+    const early = await enqueue(s, newRun(await thread(s), { available_at: new Date(base + SECOND) }));
+    const tiedLater = await enqueue(s, newRun(await thread(s), { available_at: new Date(base + SECOND) }));
+
+    const order = [await claim(s), await claim(s), await claim(s), await claim(s)].map((r) => r?.run_id ?? null);
+    expect(order).toEqual([early.run_id, tiedLater.run_id, late.run_id, null]);
+  });
+
+  fresh("never claims a second run of a thread while one of its runs is running", async (s) => {
+    const busy = await thread(s);
+    const other = await thread(s);
+    const first = await enqueue(s, newRun(busy));
+    const blocked = await enqueue(s, newRun(busy));
+    const elsewhere = await enqueue(s, newRun(other));
+
+    expect((await claim(s))?.run_id).toBe(first.run_id);
+    expect((await claim(s))?.run_id).toBe(elsewhere.run_id);
+    expect(await claim(s)).toBeNull();
+    expect(await statusOf(s, blocked.run_id)).toBe("pending");
+  });
+
+  fresh("starts a thread's runs in arrival order even when a later one is available sooner", async (s) => {
+    const threadId = await thread(s);
+    const now = Date.now();
+    const first = await enqueue(s, newRun(threadId, { available_at: new Date(now + 60 * SECOND) }));
+    const second = await enqueue(s, newRun(threadId, { available_at: new Date(now - SECOND) }));
+
+    expect(await claim(s, new Date(now))).toBeNull();
+    expect((await claim(s, new Date(now + 61 * SECOND)))?.run_id).toBe(first.run_id);
+    await s.runs.finish(first.run_id, WORKER, success);
+    expect((await claim(s, new Date(now + 62 * SECOND)))?.run_id).toBe(second.run_id);
+  });
+
+  fresh("does not claim a run before its available time, and reports that time as the next wake-up", async (s) => {
+    expect(await s.runs.nextAvailableAt()).toBeNull();
+    const now = Date.now();
+    const at = new Date(now + 60 * SECOND);
+    const run = await enqueue(s, newRun(await thread(s), { available_at: at }));
+
+    expect(await claim(s, new Date(now))).toBeNull();
+    expect(await s.runs.nextAvailableAt()).toEqual(at);
+    expect((await claim(s, at))?.run_id).toBe(run.run_id);
+    expect(await s.runs.nextAvailableAt()).toBeNull();
+  });
+
+  fresh("never hands one run to two claimers, nor two runs of one thread, when many claim at once", async (s) => {
+    const other = await harness.reopen(s);
+    try {
+      const threads = await Promise.all(Array.from({ length: 6 }, () => thread(s)));
+      const queued = new Map<string, string[]>(threads.map((t) => [t, []]));
+      for (let round = 0; round < 3; round++) {
+        for (const threadId of threads) queued.get(threadId)!.push((await enqueue(s, newRun(threadId))).run_id);
+      }
+      // Two storages: on PostgreSQL, two pools, as two processes would have.
+      const claimers = [
+        { storage: s as Storage, worker: "w-a" },
+        { storage: other as Storage, worker: "w-b" },
+      ];
+      const started = new Map<string, string[]>(threads.map((t) => [t, []]));
+      for (let round = 0; round < 3; round++) {
+        const burst = await Promise.all(
+          Array.from({ length: 16 }, async (_, i) => {
+            const claimer = claimers[i % 2]!;
+            return { ...claimer, run: await claim(claimer.storage, new Date(), claimer.worker) };
+          }),
+        );
+        const claimed = burst.filter((c): c is typeof c & { run: ClaimedRun } => c.run !== null);
+        // A claimer that met only locked rows found nothing; what it passed over is still there.
+        for (let run = await claim(s, new Date(), "w-a"); run; run = await claim(s, new Date(), "w-a")) claimed.push({ ...claimers[0]!, run });
+
+        expect(claimed.length).toBe(threads.length);
+        expect(new Set(claimed.map((c) => c.run.thread_id)).size).toBe(threads.length);
+        for (const { storage, worker, run } of claimed) {
+          started.get(run.thread_id)!.push(run.run_id);
+          expect(await storage.runs.finish(run.run_id, worker, success)).toBe(true);
+        }
+      }
+      expect(started).toEqual(queued);
+    } finally {
+      await other.close();
+    }
+  });
+
+  // ---- leases and heartbeats -----------------------------------------------------------------
+
+  fresh("extends the lease on heartbeat for the worker holding the run only", async (s) => {
+    const mine = await enqueue(s, newRun(await thread(s)));
+    const theirs = await enqueue(s, newRun(await thread(s)));
+    const now = Date.now();
+    expect((await s.runs.claim(WORKER, SECOND, new Date(now)))?.run_id).toBe(mine.run_id);
+    expect((await s.runs.claim("someone-else", SECOND, new Date(now)))?.run_id).toBe(theirs.run_id);
+
+    expect(await s.runs.heartbeat(WORKER, [mine.run_id, theirs.run_id], 60 * SECOND, new Date(now))).toEqual(new Map());
+    expect(await s.runs.recoverExpired(new Date(now + 30 * SECOND), 3)).toEqual({ requeued: 1, failed: 0 });
+    expect(await statusOf(s, mine.run_id)).toBe("running");
+    expect(await statusOf(s, theirs.run_id)).toBe("pending");
+  });
+
+  fresh("reports a cancel request on heartbeat to the worker holding the run only", async (s) => {
+    const run = await enqueue(s, newRun(await thread(s)));
+    await claim(s);
+    await s.runs.cancel({ runIds: [run.run_id] }, "rollback");
+
+    expect(await s.runs.heartbeat(WORKER, [run.run_id], LEASE_MS, new Date())).toEqual(new Map([[run.run_id, "rollback"]]));
+    expect(await s.runs.heartbeat("someone-else", [run.run_id], LEASE_MS, new Date())).toEqual(new Map());
+    expect(await s.runs.heartbeat(WORKER, [], LEASE_MS, new Date())).toEqual(new Map());
+  });
+
+  // ---- finish --------------------------------------------------------------------------------
+
+  fresh("records an outcome only for the worker holding the lease", async (s) => {
+    const run = await enqueue(s, newRun(await thread(s)));
+    await claim(s);
+
+    expect(await s.runs.finish(run.run_id, "someone-else", success)).toBe(false);
+    expect(await statusOf(s, run.run_id)).toBe("running");
+    expect(await s.runs.finish(run.run_id, WORKER, success)).toBe(true);
+    expect(await statusOf(s, run.run_id)).toBe("success");
+    expect(await s.runs.finish(run.run_id, WORKER, success)).toBe(false);
+    expect(await s.runs.finish(newId(), WORKER, success)).toBe(false);
+  });
+
+  fresh("sets the thread idle with the final state after a successful run", async (s) => {
+    const threadId = await thread(s);
+    const run = await enqueue(s, newRun(threadId));
+    await claim(s);
+    const before = await s.threads.get(threadId);
+    await nextMillisecond();
+
+    await s.runs.finish(run.run_id, WORKER, { ...success, values: { messages: ["hi"] }, interrupts: {}, error: null });
+    const after = await s.threads.get(threadId);
+    expect(after).toMatchObject({ status: "idle", values: { messages: ["hi"] }, interrupts: {}, error: null });
+    expect(Date.parse(after!.state_updated_at)).toBeGreaterThan(Date.parse(before!.state_updated_at));
+    expect((await s.runs.get(run.run_id))?.status).toBe("success");
+  });
+
+  fresh("keeps the thread busy when a run finishes while more runs wait", async (s) => {
+    const threadId = await thread(s);
+    const first = await enqueue(s, newRun(threadId));
+    await enqueue(s, newRun(threadId));
+    await claim(s);
+
+    await s.runs.finish(first.run_id, WORKER, success);
+    expect(await threadStatus(s, threadId)).toBe("busy");
+  });
+
+  fresh("marks the thread interrupted or errored as the outcome says, even with runs waiting, until a later run clears it", async (s) => {
+    const threadId = await thread(s);
+    const first = await enqueue(s, newRun(threadId));
+    const second = await enqueue(s, newRun(threadId));
+    const third = await enqueue(s, newRun(threadId));
+    const interrupts = { task: [{ value: "name?", id: "i1" }] };
+
+    await claim(s);
+    await s.runs.finish(first.run_id, WORKER, { status: "success", thread_status: "interrupted", values: { step: 1 }, interrupts });
+    expect(await s.threads.get(threadId)).toMatchObject({ status: "interrupted", values: { step: 1 }, interrupts, error: null });
+
+    await claim(s);
+    const error = { error: "ValueError", message: "bad input" };
+    await s.runs.finish(second.run_id, WORKER, { status: "error", thread_status: "error", error });
+    expect(await s.threads.get(threadId)).toMatchObject({ status: "error", values: { step: 1 }, interrupts, error });
+    expect(await statusOf(s, second.run_id)).toBe("error");
+
+    await claim(s);
+    await s.runs.finish(third.run_id, WORKER, success);
+    expect(await s.threads.get(threadId)).toMatchObject({ status: "idle", values: { step: 1 }, interrupts, error: null });
+  });
+
+  fresh("deletes the run on a rollback outcome, and the thread on a temporary thread's outcome", async (s) => {
+    const kept = await thread(s);
+    const rolledBack = await enqueue(s, newRun(kept));
+    await claim(s);
+    expect(await s.runs.finish(rolledBack.run_id, WORKER, { status: "interrupted", thread_status: "idle", delete_run: true })).toBe(true);
+    expect(await s.runs.get(rolledBack.run_id)).toBeNull();
+    expect(await threadStatus(s, kept)).toBe("idle");
+
+    const temporary = newRun(newId());
+    await enqueue(s, temporary, { createThread: { metadata: {}, temporary: true } });
+    await claim(s);
+    expect(await s.runs.finish(temporary.run_id, WORKER, { ...success, delete_thread: true })).toBe(true);
+    expect(await s.threads.get(temporary.thread_id)).toBeNull();
+    expect(await s.runs.get(temporary.run_id)).toBeNull();
+  });
+
+  // ---- cancel --------------------------------------------------------------------------------
+
+  fresh("cancels runs by id: pending ones stop at once, running ones are flagged", async (s) => {
+    const threadId = await thread(s);
+    const running = await enqueue(s, newRun(threadId));
+    const pending = await enqueue(s, newRun(threadId));
+    await claim(s);
+
+    expect(await s.runs.cancel({ runIds: [running.run_id, pending.run_id], threadId }, "interrupt")).toEqual({
+      stopped: [pending.run_id],
+      flagged: [running.run_id],
+    });
+    expect(await statusOf(s, pending.run_id)).toBe("interrupted");
+    expect(await statusOf(s, running.run_id)).toBe("running");
+    expect(await threadStatus(s, threadId)).toBe("busy");
+
+    await s.runs.finish(running.run_id, WORKER, { status: "interrupted", thread_status: "idle" });
+    expect(await threadStatus(s, threadId)).toBe("idle");
+  });
+
+  fresh("deletes pending runs cancelled with rollback and settles the thread to idle", async (s) => {
+    const threadId = await thread(s);
+    const first = await enqueue(s, newRun(threadId));
+    const second = await enqueue(s, newRun(threadId));
+
+    expect(await s.runs.cancel({ runIds: [first.run_id] }, "rollback")).toEqual({ stopped: [first.run_id], flagged: [] });
+    expect(await s.runs.get(first.run_id)).toBeNull();
+    expect(await threadStatus(s, threadId)).toBe("busy");
+
+    expect(await s.runs.cancel({ runIds: [second.run_id] }, "rollback")).toEqual({ stopped: [second.run_id], flagged: [] });
+    expect(await threadStatus(s, threadId)).toBe("idle");
+  });
+
+  fresh("cancels nothing for runs on another thread, finished runs or unknown ids", async (s) => {
+    const threadId = await thread(s);
+    const finished = await enqueue(s, newRun(threadId));
+    await claim(s);
+    await s.runs.finish(finished.run_id, WORKER, success);
+    const pending = await enqueue(s, newRun(threadId));
+
+    const nothing = { stopped: [], flagged: [] };
+    expect(await s.runs.cancel({ runIds: [pending.run_id], threadId: await thread(s) }, "interrupt")).toEqual(nothing);
+    expect(await s.runs.cancel({ runIds: [finished.run_id, newId()] }, "rollback")).toEqual(nothing);
+    expect(await statusOf(s, pending.run_id)).toBe("pending");
+    expect(await statusOf(s, finished.run_id)).toBe("success");
+  });
+
+  fresh("cancels every run with a status", async (s) => {
+    const busy = await thread(s);
+    const queued = await thread(s);
+    const running = await enqueue(s, newRun(busy));
+    const behind = await enqueue(s, newRun(busy));
+    const alone = await enqueue(s, newRun(queued));
+    expect((await claim(s))?.run_id).toBe(running.run_id);
+
+    const pendingCancel = await s.runs.cancel({ status: "pending" }, "interrupt");
+    expect({ ...pendingCancel, stopped: [...pendingCancel.stopped].sort() }).toEqual({ stopped: [behind.run_id, alone.run_id].sort(), flagged: [] });
+    expect(await threadStatus(s, queued)).toBe("idle");
+    expect(await threadStatus(s, busy)).toBe("busy");
+
+    expect(await s.runs.cancel({ status: "running" }, "rollback")).toEqual({ stopped: [], flagged: [running.run_id] });
+    expect(await s.runs.heartbeat(WORKER, [running.run_id], LEASE_MS, new Date())).toEqual(new Map([[running.run_id, "rollback"]]));
+
+    const fresher = await enqueue(s, newRun(queued));
+    expect(await s.runs.cancel({ status: "all" }, "interrupt")).toEqual({ stopped: [fresher.run_id], flagged: [running.run_id] });
+  });
+
+  // ---- expired leases ------------------------------------------------------------------------
+
+  fresh("requeues a run whose lease ran out, and counts the next claim as a new attempt", async (s) => {
+    const threadId = await thread(s);
+    const run = await enqueue(s, newRun(threadId));
+    const now = Date.now();
+    await s.runs.claim("lost-worker", SECOND, new Date(now));
+
+    expect(await s.runs.recoverExpired(new Date(now + 500), 3)).toEqual({ requeued: 0, failed: 0 });
+    expect(await s.runs.recoverExpired(new Date(now + 2 * SECOND), 3)).toEqual({ requeued: 1, failed: 0 });
+    expect(await statusOf(s, run.run_id)).toBe("pending");
+    expect(await threadStatus(s, threadId)).toBe("busy");
+    expect(await s.runs.finish(run.run_id, "lost-worker", success)).toBe(false);
+
+    const again = await s.runs.claim(WORKER, LEASE_MS, new Date(now + 3 * SECOND));
+    expect(again).toMatchObject({ run_id: run.run_id, attempt: 2 });
+    expect(await s.runs.finish(run.run_id, WORKER, success)).toBe(true);
+  });
+
+  fresh("fails a run lost as many times as attempts allow, marking its thread errored", async (s) => {
+    const threadId = await thread(s);
+    const run = await enqueue(s, newRun(threadId));
+    const waiting = await enqueue(s, newRun(threadId));
+    let now = Date.now();
+    const results: Array<{ requeued: number; failed: number }> = [];
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      expect(await s.runs.claim("lost-worker", SECOND, new Date(now))).toMatchObject({ run_id: run.run_id, attempt });
+      now += 2 * SECOND;
+      results.push(await s.runs.recoverExpired(new Date(now), 2));
+    }
+
+    expect(results).toEqual([
+      { requeued: 1, failed: 0 },
+      { requeued: 0, failed: 1 },
+    ]);
+    expect(await statusOf(s, run.run_id)).toBe("error");
+    const failed = await s.threads.get(threadId);
+    expect(failed).toMatchObject({ status: "error", error: { error: "RunAttemptsExhausted" } });
+    expect((await claim(s, new Date(now)))?.run_id).toBe(waiting.run_id);
+  });
+
+  // ---- get, list, delete ---------------------------------------------------------------------
+
+  fresh("gets a run by id, and only on its own thread when a thread is given", async (s) => {
+    const threadId = await thread(s);
+    const run = await enqueue(s, newRun(threadId));
+
+    expect(await s.runs.get(run.run_id, threadId)).toEqual(run);
+    expect(await s.runs.get(run.run_id, await thread(s))).toBeNull();
+    expect(await s.runs.get(newId())).toBeNull();
+  });
+
+  fresh("lists a thread's runs newest first, filtered by status and paged", async (s) => {
+    const threadId = await thread(s);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await enqueue(s, newRun(threadId))).run_id);
+    await enqueue(s, newRun(await thread(s)));
+    await claim(s);
+    await s.runs.finish(ids[0]!, WORKER, success);
+    const newestFirst = [...ids].reverse();
+    const list = async (status: RunStatus | undefined, limit: number, offset: number) =>
+      (await s.runs.list(threadId, status ? { status } : {}, { limit, offset })).map((r) => r.run_id);
+
+    expect(await list(undefined, 10, 0)).toEqual(newestFirst);
+    expect(await list(undefined, 2, 1)).toEqual(newestFirst.slice(1, 3));
+    expect(await list("pending", 10, 0)).toEqual(newestFirst.slice(0, 3));
+    expect(await list("success", 10, 0)).toEqual([ids[0]]);
+    expect(await list("error", 10, 0)).toEqual([]);
+    expect(await s.runs.list(newId(), {}, { limit: 10, offset: 0 })).toEqual([]);
+  });
+
+  fresh("deletes only runs that are neither pending nor running", async (s) => {
+    const threadId = await thread(s);
+    const run = await enqueue(s, newRun(threadId));
+
+    expect(await s.runs.delete(run.run_id)).toBe("active");
+    await claim(s);
+    expect(await s.runs.delete(run.run_id, threadId)).toBe("active");
+    await s.runs.finish(run.run_id, WORKER, success);
+    expect(await s.runs.delete(run.run_id, await thread(s))).toBeNull();
+    expect(await s.runs.delete(run.run_id, threadId)).toBe("deleted");
+    expect(await s.runs.get(run.run_id)).toBeNull();
+    expect(await s.runs.delete(run.run_id)).toBeNull();
+  });
+
+  fresh("deletes a thread's runs with the thread", async (s) => {
+    const threadId = await thread(s);
+    const run = await enqueue(s, newRun(threadId));
+    await claim(s);
+
+    expect(await s.threads.delete(threadId)).toBe(true);
+    expect(await s.runs.get(run.run_id)).toBeNull();
+    expect(await claim(s)).toBeNull();
+  });
+}

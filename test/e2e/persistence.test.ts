@@ -1,0 +1,4 @@
+import { openSqliteStore } from "./backends.js";
+import { describePersistenceE2E } from "./persistence.cases.js";
+
+describePersistenceE2E("sqlite", openSqliteStore);

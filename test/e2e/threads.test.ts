@@ -1,0 +1,4 @@
+import { openSqliteStore } from "./backends.js";
+import { describeThreadsE2E } from "./threads.cases.js";
+
+describeThreadsE2E("sqlite", openSqliteStore);
