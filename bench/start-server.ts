@@ -13,11 +13,13 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+/** BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server under load. */
 export async function startGantryForBench(env: Record<string, string> = {}): Promise<BenchServer> {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
   const dataDir = mkdtempSync(join(tmpdir(), "gantry-bench-"));
   const child = spawn(
     process.execPath,
-    [join(ROOT, "bin/gantry.js"), "dev", "--config", join(ROOT, "bench/langgraph.json"), "--port", "0", "--data-dir", dataDir],
+    [...nodeArgs, join(ROOT, "bin/gantry.js"), "dev", "--config", join(ROOT, "bench/langgraph.json"), "--port", "0", "--data-dir", dataDir],
     { env: { ...process.env, LOG_JSON: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let output = "";

@@ -4,7 +4,7 @@ import type Database from "better-sqlite3";
 import type { Assistant, AssistantVersion } from "../records.js";
 import type { AssistantFilter, AssistantPatch, AssistantRepo, AssistantSortField, NewAssistant, Page, SortOrder } from "../ports.js";
 import { jsonContains, type SqlFragment } from "./json-filter.js";
-import { likePattern, parseJson } from "./sql-helpers.js";
+import { likePattern, parseJson, statementCache } from "./sql-helpers.js";
 
 const COLUMNS = "assistant_id, graph_id, config, context, metadata, version, name, description, created_at, updated_at";
 const VERSION_COLUMNS = "assistant_id, version, graph_id, config, context, metadata, name, description, created_at";
@@ -79,14 +79,15 @@ function whereClause(filter: AssistantFilter): SqlFragment {
 }
 
 export function sqliteAssistants(db: Database.Database): AssistantRepo {
-  const getRow = db.prepare(`SELECT ${COLUMNS} FROM assistants WHERE assistant_id = ?`);
-  const insertAssistant = db.prepare(
+  const sql = statementCache(db);
+  const getRow = sql(`SELECT ${COLUMNS} FROM assistants WHERE assistant_id = ?`);
+  const insertAssistant = sql(
     `INSERT INTO assistants (${COLUMNS}) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
   );
-  const insertVersion = db.prepare(`INSERT INTO assistant_versions (${VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const maxVersion = db.prepare("SELECT MAX(version) AS v FROM assistant_versions WHERE assistant_id = ?");
-  const getVersion = db.prepare(`SELECT ${VERSION_COLUMNS} FROM assistant_versions WHERE assistant_id = ? AND version = ?`);
-  const updateCurrent = db.prepare(
+  const insertVersion = sql(`INSERT INTO assistant_versions (${VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const maxVersion = sql("SELECT MAX(version) AS v FROM assistant_versions WHERE assistant_id = ?");
+  const getVersion = sql(`SELECT ${VERSION_COLUMNS} FROM assistant_versions WHERE assistant_id = ? AND version = ?`);
+  const updateCurrent = sql(
     `UPDATE assistants SET graph_id = ?, config = ?, context = ?, metadata = ?, version = ?, name = ?, description = ?, updated_at = ?
      WHERE assistant_id = ?`,
   );
@@ -139,7 +140,7 @@ export function sqliteAssistants(db: Database.Database): AssistantRepo {
       return update.immediate(assistantId, patch);
     },
     async delete(assistantId) {
-      return db.prepare("DELETE FROM assistants WHERE assistant_id = ?").run(assistantId).changes > 0;
+      return sql("DELETE FROM assistants WHERE assistant_id = ?").run(assistantId).changes > 0;
     },
     async search(filter, sort: { by: AssistantSortField; order: SortOrder }, page: Page) {
       const where = whereClause(filter);
@@ -153,7 +154,7 @@ export function sqliteAssistants(db: Database.Database): AssistantRepo {
     },
     async count(filter) {
       const where = whereClause(filter);
-      return (db.prepare(`SELECT COUNT(*) AS n FROM assistants ${where.sql}`).get(...where.params) as { n: number }).n;
+      return (sql(`SELECT COUNT(*) AS n FROM assistants ${where.sql}`).get(...where.params) as { n: number }).n;
     },
     async listVersions(assistantId, filter, page) {
       if (!getRow.get(assistantId)) return null;

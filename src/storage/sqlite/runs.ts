@@ -3,7 +3,7 @@
 import type Database from "better-sqlite3";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../records.js";
 import type { CancelAction, CancelResult, ClaimedRun, EnqueueOptions, EnqueueResult, NewRun, RunOutcome, RunRepo } from "../run-ports.js";
-import { parseJson } from "./sql-helpers.js";
+import { parseJson, statementCache } from "./sql-helpers.js";
 
 const COLUMNS =
   "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, attempt, cancel_action";
@@ -41,15 +41,16 @@ function rowToClaimed(row: RunRow): ClaimedRun {
 }
 
 export function sqliteRuns(db: Database.Database): RunRepo {
-  const getRow = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE run_id = ?`);
-  const threadExists = db.prepare("SELECT metadata FROM threads WHERE thread_id = ?");
-  const inflight = db.prepare("SELECT run_id, status FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq");
+  const sql = statementCache(db);
+  const getRow = sql(`SELECT ${COLUMNS} FROM runs WHERE run_id = ?`);
+  const threadExists = sql("SELECT metadata FROM threads WHERE thread_id = ?");
+  const inflight = sql("SELECT run_id, status FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq");
 
   /** After runs of a thread stopped: idle, or busy while others still wait or run. */
   const settleThread = (threadId: string, now: string, preferred: "idle" | "interrupted" | "error" = "idle") => {
-    const waiting = db.prepare("SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1").get(threadId);
+    const waiting = sql("SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1").get(threadId);
     const status = preferred === "idle" && waiting ? "busy" : preferred;
-    db.prepare("UPDATE threads SET status = ?, updated_at = ? WHERE thread_id = ?").run(status, now, threadId);
+    sql("UPDATE threads SET status = ?, updated_at = ? WHERE thread_id = ?").run(status, now, threadId);
   };
 
   /** Stops runs right away when pending, flags them when running. */
@@ -58,17 +59,17 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     const threads = new Set<string>();
     for (const row of rows) {
       if (row.status === "pending") {
-        if (action === "rollback") db.prepare("DELETE FROM runs WHERE run_id = ?").run(row.run_id);
-        else db.prepare("UPDATE runs SET status = 'interrupted', updated_at = ? WHERE run_id = ?").run(now, row.run_id);
+        if (action === "rollback") sql("DELETE FROM runs WHERE run_id = ?").run(row.run_id);
+        else sql("UPDATE runs SET status = 'interrupted', updated_at = ? WHERE run_id = ?").run(now, row.run_id);
         result.stopped.push(row.run_id);
         threads.add(row.thread_id);
       } else if (row.status === "running") {
-        db.prepare("UPDATE runs SET cancel_action = ?, updated_at = ? WHERE run_id = ?").run(action, now, row.run_id);
+        sql("UPDATE runs SET cancel_action = ?, updated_at = ? WHERE run_id = ?").run(action, now, row.run_id);
         result.flagged.push(row.run_id);
       }
     }
     for (const threadId of threads) {
-      const running = db.prepare("SELECT 1 FROM runs WHERE thread_id = ? AND status = 'running' LIMIT 1").get(threadId);
+      const running = sql("SELECT 1 FROM runs WHERE thread_id = ? AND status = 'running' LIMIT 1").get(threadId);
       if (!running) settleThread(threadId, now);
     }
     return result;
@@ -82,7 +83,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       if (!options.createThread) return { kind: "thread_missing" };
       // The run's own metadata wins over graph_id/assistant_id on a new thread (spec §3.2).
       metadata = { ...options.threadMetadata, ...options.createThread.metadata };
-      db.prepare(
+      sql(
         `INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error)
          VALUES (?, ?, ?, ?, ?, 'busy', '{}', NULL, '{}', NULL)`,
       ).run(run.thread_id, now, now, now, JSON.stringify(metadata));
@@ -90,15 +91,15 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       const active = inflight.all(run.thread_id) as Array<{ run_id: string; status: string }>;
       if (active.length > 0 && options.multitask === "reject") return { kind: "busy" };
       metadata = { ...parseJson(thread.metadata), ...options.threadMetadata };
-      db.prepare("UPDATE threads SET metadata = ?, status = 'busy', updated_at = ? WHERE thread_id = ?").run(JSON.stringify(metadata), now, run.thread_id);
+      sql("UPDATE threads SET metadata = ?, status = 'busy', updated_at = ? WHERE thread_id = ?").run(JSON.stringify(metadata), now, run.thread_id);
     }
     let cancelled: string[] = [];
     if (thread && (options.multitask === "interrupt" || options.multitask === "rollback")) {
       const active = (inflight.all(run.thread_id) as Array<{ run_id: string; status: string }>).map((r) => ({ ...r, thread_id: run.thread_id }));
       cancelled = cancelRows(active, options.multitask, now).flagged;
     }
-    const seq = ((db.prepare("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs").get() as { seq: number }).seq);
-    db.prepare(
+    const seq = ((sql("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs").get() as { seq: number }).seq);
+    sql(
       `INSERT INTO runs (run_id, seq, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at)
        VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
     ).run(
@@ -113,7 +114,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       run.multitask_strategy,
       run.available_at.toISOString(),
     );
-    db.prepare("UPDATE threads SET status = 'busy' WHERE thread_id = ?").run(run.thread_id);
+    sql("UPDATE threads SET status = 'busy' WHERE thread_id = ?").run(run.thread_id);
     return { kind: "created", run: rowToRun(getRow.get(run.run_id) as RunRow), cancelled };
   });
 
@@ -130,29 +131,29 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       )
       .get(stamp) as { run_id: string } | undefined;
     if (!candidate) return null;
-    db.prepare(
+    sql(
       `UPDATE runs SET status = 'running', lease_owner = ?, lease_until = ?, attempt = attempt + 1, updated_at = ? WHERE run_id = ?`,
     ).run(workerId, new Date(now.getTime() + leaseMs).toISOString(), stamp, candidate.run_id);
     const row = getRow.get(candidate.run_id) as RunRow;
-    db.prepare("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(stamp, row.thread_id);
+    sql("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(stamp, row.thread_id);
     return rowToClaimed(row);
   });
 
   const finish = db.transaction((runId: string, workerId: string, outcome: RunOutcome): boolean => {
     const now = new Date().toISOString();
-    const row = db.prepare("SELECT thread_id FROM runs WHERE run_id = ? AND status = 'running' AND lease_owner = ?").get(runId, workerId) as
+    const row = sql("SELECT thread_id FROM runs WHERE run_id = ? AND status = 'running' AND lease_owner = ?").get(runId, workerId) as
       | { thread_id: string }
       | undefined;
     if (!row) return false;
     if (outcome.delete_run) {
-      db.prepare("DELETE FROM runs WHERE run_id = ?").run(runId);
+      sql("DELETE FROM runs WHERE run_id = ?").run(runId);
     } else {
-      db.prepare(
+      sql(
         "UPDATE runs SET status = ?, lease_owner = NULL, lease_until = NULL, cancel_action = NULL, updated_at = ? WHERE run_id = ?",
       ).run(outcome.status, now, runId);
     }
     if (outcome.delete_thread) {
-      db.prepare("DELETE FROM threads WHERE thread_id = ?").run(row.thread_id);
+      sql("DELETE FROM threads WHERE thread_id = ?").run(row.thread_id);
       return true;
     }
     const sets: string[] = ["updated_at = ?"];
@@ -160,7 +161,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     if (outcome.values !== undefined) sets.push('"values" = ?', "state_updated_at = ?"), params.push(toText(outcome.values), now);
     if (outcome.interrupts !== undefined) sets.push("interrupts = ?"), params.push(JSON.stringify(outcome.interrupts));
     sets.push("error = ?"), params.push(outcome.error === undefined || outcome.error === null ? null : JSON.stringify(outcome.error));
-    db.prepare(`UPDATE threads SET ${sets.join(", ")} WHERE thread_id = ?`).run(...params, row.thread_id);
+    sql(`UPDATE threads SET ${sets.join(", ")} WHERE thread_id = ?`).run(...params, row.thread_id);
     settleThread(row.thread_id, now, outcome.thread_status);
     return true;
   });
@@ -194,15 +195,15 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     let failed = 0;
     for (const run of expired) {
       if (run.attempt >= maxAttempts) {
-        db.prepare("UPDATE runs SET status = 'error', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE run_id = ?").run(stamp, run.run_id);
-        db.prepare("UPDATE threads SET error = ? WHERE thread_id = ?").run(
+        sql("UPDATE runs SET status = 'error', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE run_id = ?").run(stamp, run.run_id);
+        sql("UPDATE threads SET error = ? WHERE thread_id = ?").run(
           JSON.stringify({ error: "RunAttemptsExhausted", message: `Run ${run.run_id} was lost by its worker ${run.attempt} times and will not be retried` }),
           run.thread_id,
         );
         settleThread(run.thread_id, stamp, "error");
         failed += 1;
       } else {
-        db.prepare("UPDATE runs SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = ?, updated_at = ? WHERE run_id = ?").run(
+        sql("UPDATE runs SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = ?, updated_at = ? WHERE run_id = ?").run(
           stamp,
           stamp,
           run.run_id,
@@ -234,7 +235,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       const row = getRow.get(runId) as RunRow | undefined;
       if (!row || (threadId !== undefined && row.thread_id !== threadId)) return null;
       if (row.status === "pending" || row.status === "running") return "active";
-      db.prepare("DELETE FROM runs WHERE run_id = ?").run(runId);
+      sql("DELETE FROM runs WHERE run_id = ?").run(runId);
       return "deleted";
     },
     async claim(workerId, leaseMs, now) {
@@ -244,7 +245,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       const out = new Map<string, CancelAction>();
       if (runIds.length === 0) return out;
       const ids = JSON.stringify(runIds);
-      db.prepare(
+      sql(
         "UPDATE runs SET lease_until = ? WHERE lease_owner = ? AND status = 'running' AND run_id IN (SELECT value FROM json_each(?))",
       ).run(new Date(now.getTime() + leaseMs).toISOString(), workerId, ids);
       // Only runs this worker still holds: one that lost its lease may be flagged for its new owner.
@@ -266,7 +267,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       return recoverExpired.immediate(now, maxAttempts);
     },
     async nextAvailableAt() {
-      const row = db.prepare("SELECT MIN(available_at) AS at FROM runs WHERE status = 'pending'").get() as { at: string | null };
+      const row = sql("SELECT MIN(available_at) AS at FROM runs WHERE status = 'pending'").get() as { at: string | null };
       return row.at ? new Date(row.at) : null;
     },
   };

@@ -6,7 +6,7 @@ import type { NewThread, Page, SortOrder, ThreadFilter, ThreadPatch, ThreadRepo,
 import { conflict } from "../../errors.js";
 import { expiresAt } from "../ttl.js";
 import { indexableEntries, jsonContains, type SqlFragment } from "./json-filter.js";
-import { parseJson } from "./sql-helpers.js";
+import { parseJson, statementCache } from "./sql-helpers.js";
 
 const COLUMNS =
   'thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at';
@@ -90,8 +90,9 @@ function ttlColumns(ttl: ThreadTtlInput | undefined, now: Date): [TtlStrategy | 
 }
 
 export function sqliteThreads(db: Database.Database): ThreadRepo {
-  const getRow = db.prepare(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ?`);
-  const insert = db.prepare(
+  const sql = statementCache(db);
+  const getRow = sql(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ?`);
+  const insert = sql(
     `INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at)
      VALUES (?, ?, ?, ?, ?, 'idle', ?, ?, ?, NULL, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
   );
@@ -104,7 +105,7 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
     const [strategy, minutes, expires] = patch.ttl
       ? ttlColumns(patch.ttl, now)
       : [current.ttl_strategy, current.ttl_minutes, current.expires_at];
-    db.prepare(
+    sql(
       `UPDATE threads SET metadata = ?, updated_at = ?, ttl_strategy = ?, ttl_minutes = ?, expires_at = ? WHERE thread_id = ?`,
     ).run(metadata, now.toISOString(), strategy, minutes, expires, threadId);
     return rowToThread(getRow.get(threadId) as ThreadRow);
@@ -131,7 +132,7 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
       if (!current) return null;
       if (current.status === "busy") return "busy";
       const now = new Date().toISOString();
-      db.prepare(
+      sql(
         `UPDATE threads SET "values" = ?, interrupts = ?, status = ?, error = NULL, updated_at = ?, state_updated_at = ? WHERE thread_id = ?`,
       ).run(state.values === null ? null : JSON.stringify(state.values), JSON.stringify(state.interrupts), state.status, now, now, threadId);
       return rowToThread(getRow.get(threadId) as ThreadRow);
@@ -164,11 +165,11 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
       return update.immediate(threadId, patch);
     },
     async delete(threadId) {
-      return db.prepare("DELETE FROM threads WHERE thread_id = ?").run(threadId).changes > 0;
+      return sql("DELETE FROM threads WHERE thread_id = ?").run(threadId).changes > 0;
     },
     async deleteByAssistant(assistantId) {
       const where = whereClause({ metadata: { assistant_id: assistantId } });
-      return db.prepare(`DELETE FROM threads ${where.sql}`).run(...where.params).changes;
+      return sql(`DELETE FROM threads ${where.sql}`).run(...where.params).changes;
     },
     async search(filter, sort: { by: ThreadSortField; order: SortOrder }, page: Page) {
       const where = whereClause(filter);
@@ -182,7 +183,7 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
     },
     async count(filter) {
       const where = whereClause(filter);
-      return (db.prepare(`SELECT COUNT(*) AS n FROM threads ${where.sql}`).get(...where.params) as { n: number }).n;
+      return (sql(`SELECT COUNT(*) AS n FROM threads ${where.sql}`).get(...where.params) as { n: number }).n;
     },
     async copy(sourceId, newId) {
       return copy.immediate(sourceId, newId);
@@ -199,11 +200,11 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
       return setState.immediate(threadId, state);
     },
     async existing(ids) {
-      const rows = db.prepare("SELECT thread_id FROM threads WHERE thread_id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as Array<{ thread_id: string }>;
+      const rows = sql("SELECT thread_id FROM threads WHERE thread_id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as Array<{ thread_id: string }>;
       return rows.map((r) => r.thread_id);
     },
     async deleteMany(ids) {
-      return db.prepare("DELETE FROM threads WHERE thread_id IN (SELECT value FROM json_each(?))").run(JSON.stringify(ids)).changes;
+      return sql("DELETE FROM threads WHERE thread_id IN (SELECT value FROM json_each(?))").run(JSON.stringify(ids)).changes;
     },
   };
 }
