@@ -3,7 +3,6 @@
 import { parseArgs } from "node:util";
 import { StartupError } from "../errors.js";
 import { GANTRY_VERSION } from "../version.js";
-import { startDevServer } from "./dev.js";
 
 const USAGE = `Usage: gantry <command> [options]
 
@@ -49,6 +48,8 @@ async function main(argv: string[]): Promise<number> {
     console.error(`Unknown command '${command}'.\n\n${USAGE}`);
     return 2;
   }
+  // Loaded only for `dev`, so --help and argument errors answer without loading LangGraph.
+  const { startDevServer } = await import("./dev.js");
   const server = await startDevServer({
     ...(values.config !== undefined ? { config: values.config } : {}),
     ...(values.port !== undefined ? { port: values.port } : {}),

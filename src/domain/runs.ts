@@ -183,12 +183,24 @@ function mergeConfig(base: JsonObject, override: RunCreate["config"]): JsonObjec
 
 /** interrupt_before/after must name nodes of the graph, so a typo fails at creation, not mid-run. */
 async function checkNodes(graphs: GraphRegistry, graphId: string, config: JsonObject, body: RunCreate): Promise<void> {
-  const named = [body.interrupt_before, body.interrupt_after].filter((v): v is string[] => Array.isArray(v)).flat();
-  if (named.length === 0) return;
+  const breakpoints = [body.interrupt_before, body.interrupt_after].filter((v): v is string[] => Array.isArray(v)).flat();
+  // LangGraph ignores a goto to a node it lacks, so the run would quietly do something else.
+  const gotos = gotoTargets(body.command?.goto).filter((n) => n !== "__end__");
+  if (breakpoints.length === 0 && gotos.length === 0) return;
   const graph = await graphs.get(graphId).resolve(config);
   const nodes = new Set(Object.keys((graph.nodes as Record<string, unknown> | undefined) ?? {}));
-  const unknown = named.filter((n) => !nodes.has(n));
+  const has = `graph '${graphId}' has ${[...nodes].filter((n) => n !== "__start__").join(", ")}`;
+  const unknown = breakpoints.filter((n) => !nodes.has(n));
   if (unknown.length > 0) {
-    throw invalid(`interrupt_before/interrupt_after name unknown node(s) ${unknown.map((n) => `'${n}'`).join(", ")}; graph '${graphId}' has ${[...nodes].filter((n) => n !== "__start__").join(", ")}`);
+    throw invalid(`interrupt_before/interrupt_after name unknown node(s) ${unknown.map((n) => `'${n}'`).join(", ")}; ${has}`);
   }
+  const unknownGotos = gotos.filter((n) => !nodes.has(n));
+  if (unknownGotos.length > 0) throw invalid(`command.goto names unknown node(s) ${unknownGotos.map((n) => `'${n}'`).join(", ")}; ${has}`);
+}
+
+/** Node names in a command's goto: a name, a Send ({node, input}), or a list of either. */
+function gotoTargets(goto: unknown): string[] {
+  const one = (g: unknown): string[] =>
+    typeof g === "string" ? [g] : g !== null && typeof g === "object" && typeof (g as { node?: unknown }).node === "string" ? [(g as { node: string }).node] : [];
+  return Array.isArray(goto) ? goto.flatMap(one) : one(goto);
 }

@@ -8,6 +8,7 @@ import type { CompiledGraphLike } from "../runtime/graph-like.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CommandInput } from "../runtime/run-command.js";
 import { streamGraphRun, type StreamMode } from "../runtime/run-stream.js";
+import { wants } from "../runtime/stream-modes.js";
 import { toThreadState } from "../runtime/thread-state.js";
 import { serializeError } from "../runtime/wire-serde.js";
 import type { Storage } from "../storage/ports.js";
@@ -41,7 +42,16 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   const started = performance.now();
   const runLog = log.child({ run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
   await events.open(run.run_id, { resumable: true });
-  const emit = (event: string, data: unknown) => events.append(run.run_id, { event, data });
+  // A thread's log exists only while someone follows the thread (GET /threads/{id}/stream); it gets
+  // the modes the run asked for, framed by lifecycle markers.
+  const threadKey = threadLogKey(threadId);
+  const following = await events.has(threadKey);
+  const requested = new Set<string>(kwargs.stream_mode);
+  const emit = async (event: string, data: unknown) => {
+    await events.append(run.run_id, { event, data });
+    if (following && wants(requested, event)) await events.append(threadKey, { event, data });
+  };
+  if (following) await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: "running" } });
 
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new RunTimeoutError(ctx.timeoutMs / 1000)), ctx.timeoutMs);
@@ -112,7 +122,18 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   const recorded = await storage.runs.finish(run.run_id, ctx.workerId, outcome);
   if (!recorded) runLog.warn("run outcome not recorded: the lease was lost to another worker");
   await events.end(run.run_id);
+  if (following) {
+    await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: outcome.status } });
+    if (!outcome.delete_thread) {
+      await events.append(threadKey, {
+        event: "state_update",
+        data: { run_id: run.run_id, values: outcome.values ?? null, interrupts: outcome.interrupts ?? {}, status: outcome.thread_status },
+      });
+    }
+  }
 }
+
+export const threadLogKey = (threadId: string) => `thread:${threadId}`;
 
 /** Thread values and interrupts after a run that did not finish normally. */
 async function stateOf(storage: Storage, ctx: ExecutionContext, kwargs: RunKwargs, threadId: string): Promise<Partial<RunOutcome>> {

@@ -21,6 +21,7 @@ import { assistantRoutes } from "./routes/assistants.js";
 import { healthRoute, metaRoutes } from "./routes/meta.js";
 import { runRoutes } from "./routes/runs.js";
 import { threadStateRoutes } from "./routes/thread-state.js";
+import { threadStreamRoutes } from "./routes/thread-stream.js";
 import { threadRoutes } from "./routes/threads.js";
 
 export interface AppDeps {
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   const routes: RouteSpec[] = [healthRoute({ storage: deps.storage })];
   if (!http.disable_assistants) routes.push(...assistantRoutes({ assistants: deps.assistants, graphs: deps.graphs }));
   if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }), ...threadStateRoutes({ state: deps.state }));
+  if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.storage.threads, events: deps.events }));
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, events: deps.events, storage: deps.storage, prefix: config.mountPrefix }));
   if (!http.disable_meta) {
     routes.push(

@@ -3,26 +3,24 @@
 import type { RunEventLog, StoredEvent } from "../events/run-event-log.js";
 import type { Storage } from "../storage/ports.js";
 import type { Run } from "../storage/records.js";
+import { wants } from "../runtime/stream-modes.js";
 
-/** Event names that are not a stream mode's output: always delivered. */
-const ALWAYS = new Set(["metadata", "error", "feedback", "end"]);
-
-export function modeOf(eventName: string): string {
-  const base = eventName.split("|")[0]!;
-  if (base === "messages") return "messages-tuple";
-  if (base.startsWith("messages/")) return "messages";
-  return base;
-}
-
-export async function* runEvents(
+/**
+ * The log is read at call time, not on the first pull: a malformed `after` (Last-Event-ID) throws
+ * its GantryError here, so the route answers 422 instead of a 200 stream holding an error event.
+ */
+export function runEvents(
   events: RunEventLog,
   runId: string,
   options: { after?: string; modes: readonly string[]; signal?: AbortSignal },
 ): AsyncGenerator<StoredEvent> {
   const modes = new Set(options.modes);
-  for await (const event of events.read(runId, { ...(options.after !== undefined ? { after: options.after } : {}), ...(options.signal ? { signal: options.signal } : {}) })) {
-    if (ALWAYS.has(event.event) || modes.has(modeOf(event.event))) yield event;
-  }
+  const source = events.read(runId, { ...(options.after !== undefined ? { after: options.after } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  return (async function* () {
+    for await (const event of source) {
+      if (wants(modes, event.event)) yield event;
+    }
+  })();
 }
 
 /**

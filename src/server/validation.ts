@@ -7,13 +7,29 @@ import { isUuid } from "../ids.js";
 
 /** One sentence from a zod failure: where, then what. */
 export function describeZodError(error: z.ZodError, where: "body" | "query"): string {
-  const issue = error.issues[0]!;
+  const issue = mostSpecific(error.issues[0]!);
   if (issue.code === "unrecognized_keys") {
     const prefix = issue.path.length ? `'${formatPath(issue.path)}' in the ${where}` : `the ${where}`;
     return `Unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `'${k}'`).join(", ")} in ${prefix}`;
   }
   const field = issue.path.length ? `Field '${formatPath(issue.path)}'` : where === "body" ? "The request body" : "The query";
   return `${field} is invalid: ${issue.message}`;
+}
+
+/**
+ * A union failure says only "Invalid input"; the branch issue that got furthest into the value
+ * (the longest path) is the one that explains what is wrong.
+ */
+function mostSpecific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== "invalid_union" || issue.errors.length === 0) return issue;
+  let best: z.core.$ZodIssue | undefined;
+  for (const branch of issue.errors) {
+    for (const inner of branch) {
+      if (!best || inner.path.length > best.path.length) best = inner;
+    }
+  }
+  if (!best || best.path.length === 0) return issue;
+  return mostSpecific({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
 }
 
 function formatPath(path: PropertyKey[]): string {

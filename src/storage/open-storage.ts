@@ -19,7 +19,7 @@ export async function openStorage(options: { sqliteFile: string; databaseUrl?: s
       const storage = await openPostgresStorage({ url: options.databaseUrl, poolMax: options.postgresPoolMax });
       return { storage, migrated: storage.migrated, location };
     } catch (err) {
-      if (err instanceof StartupError) throw err;
+      if (err instanceof StartupError) throw new StartupError(`${err.message} (the database comes from DATABASE_URL; unset it to use the embedded SQLite file)`);
       throw new StartupError(`Cannot open PostgreSQL at ${location} (from DATABASE_URL): ${(err as Error).message}. Check that the server is running and the URL is right, or unset DATABASE_URL to use the embedded SQLite file.`);
     }
   }

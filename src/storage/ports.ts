@@ -3,6 +3,7 @@
 import type { CheckpointStore } from "./checkpoint-ports.js";
 import type { Assistant, AssistantVersion, Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "./records.js";
 import type { RunRepo } from "./run-ports.js";
+import type { StoreRepo } from "./store-ports.js";
 
 export type SortOrder = "asc" | "desc";
 
@@ -120,6 +121,7 @@ export interface Storage {
   threads: ThreadRepo;
   runs: RunRepo;
   checkpoints: CheckpointStore;
+  store: StoreRepo;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

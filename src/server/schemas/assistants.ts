@@ -87,10 +87,11 @@ export const GraphQuery = z
         .string()
         .transform((s) => s.toLowerCase())
         .pipe(
+          // A number is a depth (the JS SDK sends xray: 1 as "1"); 0 draws no subgraphs.
           z.union([
-            z.enum(["true", "false", "1", "0"]).transform((s) => s === "true" || s === "1"),
-            z.string().regex(/^\d+$/, "must be a boolean or a non-negative integer").transform(Number),
-          ]),
+            z.enum(["true", "false"]).transform((s) => s === "true"),
+            z.string().regex(/^\d+$/).transform((s) => (Number(s) === 0 ? false : Number(s))),
+          ], { error: "must be true, false or a non-negative integer (the subgraph depth)" }),
         ),
     ),
   })

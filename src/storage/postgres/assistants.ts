@@ -3,7 +3,7 @@
 import type { Pool } from "pg";
 import type { Assistant, AssistantVersion, JsonObject } from "../records.js";
 import type { AssistantFilter, AssistantPatch, AssistantRepo, AssistantSortField, NewAssistant } from "../ports.js";
-import { jsonParam, likePattern, param, run, transaction } from "./sql-helpers.js";
+import { jsonParam, param, run, transaction } from "./sql-helpers.js";
 
 const COLUMN_NAMES = ["assistant_id", "graph_id", "config", "context", "metadata", "version", "name", "description", "created_at", "updated_at"];
 const COLUMNS = COLUMN_NAMES.join(", ");
@@ -58,7 +58,9 @@ function whereClause(filter: AssistantFilter, values: unknown[]): string {
   const parts: string[] = [];
   if (filter.metadata && Object.keys(filter.metadata).length > 0) parts.push(`metadata @> ${jsonParam(values, filter.metadata)}`);
   if (filter.graph_id !== undefined) parts.push(`graph_id = ${param(values, filter.graph_id)}`);
-  if (filter.name !== undefined) parts.push(`name ILIKE ${param(values, likePattern(filter.name))} ESCAPE E'\\\\'`);
+  // The column sorts byte-wise (COLLATE "C"), whose lower() folds ASCII only; the database's
+  // default collation folds every letter, so "ärger" finds "Ärger".
+  if (filter.name !== undefined) parts.push(`strpos(lower(name COLLATE "default"), ${param(values, filter.name.toLowerCase())}) > 0`);
   return parts.length ? `WHERE ${parts.join(" AND ")}` : "";
 }
 

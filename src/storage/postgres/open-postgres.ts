@@ -8,6 +8,7 @@ import { postgresAssistants } from "./assistants.js";
 import { openPostgresCheckpoints } from "./checkpoints.js";
 import { checkSchemaName, migratePostgres } from "./migrate.js";
 import { postgresRuns } from "./runs.js";
+import { postgresStore } from "./store.js";
 import { postgresThreads } from "./threads.js";
 
 export interface PostgresOptions {
@@ -57,6 +58,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
     threads: postgresThreads(pool),
     runs: postgresRuns(pool),
     checkpoints,
+    store: postgresStore(pool),
     async ping() {
       try {
         await pool.query("SELECT 1");

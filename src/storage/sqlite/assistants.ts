@@ -4,7 +4,7 @@ import type Database from "better-sqlite3";
 import type { Assistant, AssistantVersion } from "../records.js";
 import type { AssistantFilter, AssistantPatch, AssistantRepo, AssistantSortField, NewAssistant, Page, SortOrder } from "../ports.js";
 import { jsonContains, type SqlFragment } from "./json-filter.js";
-import { likePattern, parseJson, statementCache } from "./sql-helpers.js";
+import { parseJson, statementCache } from "./sql-helpers.js";
 
 const COLUMNS = "assistant_id, graph_id, config, context, metadata, version, name, description, created_at, updated_at";
 const VERSION_COLUMNS = "assistant_id, version, graph_id, config, context, metadata, name, description, created_at";
@@ -72,8 +72,9 @@ function whereClause(filter: AssistantFilter): SqlFragment {
     params.push(filter.graph_id);
   }
   if (filter.name !== undefined) {
-    parts.push("name LIKE ? ESCAPE '\\'");
-    params.push(likePattern(filter.name));
+    // casefold() is registered on the connection: SQLite's own LIKE and lower() fold ASCII only.
+    parts.push("instr(casefold(name), ?) > 0");
+    params.push(filter.name.toLowerCase());
   }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
 }

@@ -7,6 +7,7 @@ import { sqliteAssistants } from "./assistants.js";
 import { sqliteCheckpoints } from "./checkpoints.js";
 import { migrateSqlite } from "./migrate.js";
 import { sqliteRuns } from "./runs.js";
+import { sqliteStore } from "./store.js";
 import { sqliteThreads } from "./threads.js";
 
 export interface SqliteStorage extends Storage {
@@ -22,6 +23,7 @@ export function openSqliteStorage(file: string): SqliteStorage {
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
+  db.function("casefold", { deterministic: true }, (text: unknown) => (typeof text === "string" ? text.toLowerCase() : text));
   const migrated = migrateSqlite(db);
   return {
     backend: "sqlite",
@@ -31,6 +33,7 @@ export function openSqliteStorage(file: string): SqliteStorage {
     threads: sqliteThreads(db),
     runs: sqliteRuns(db),
     checkpoints: sqliteCheckpoints(db),
+    store: sqliteStore(db),
     async ping() {
       return db.prepare("SELECT 1 AS ok").get() !== undefined;
     },

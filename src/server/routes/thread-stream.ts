@@ -1,0 +1,53 @@
+// GET /threads/{id}/stream (spec §4.6): follows every run of a thread, in order, for as long as the
+// client stays. `run_modes` carries the runs' events with lifecycle markers, `lifecycle` only the
+// markers, `state_update` the thread's state after each run.
+import { z } from "zod";
+import { GantryError } from "../../errors.js";
+import type { RunEventLog } from "../../events/run-event-log.js";
+import { threadLogKey } from "../../queue/execute-run.js";
+import type { ThreadRepo } from "../../storage/ports.js";
+import { route, type RouteSpec } from "../route.js";
+import { optional } from "../schemas/common.js";
+import { parseLastEventId, sseResponse } from "../sse.js";
+import { uuidParam } from "../validation.js";
+
+const THREAD_MODES = ["run_modes", "lifecycle", "state_update"] as const;
+
+const ThreadStreamQuery = z
+  .object({
+    stream_mode: optional(z.array(z.enum(THREAD_MODES))),
+    stream_modes: optional(z.array(z.enum(THREAD_MODES))),
+  })
+  .strict();
+
+export function threadStreamRoutes({ threads, events }: { threads: ThreadRepo; events: RunEventLog }): RouteSpec[] {
+  return [
+    route({
+      method: "get",
+      path: "/threads/:thread_id/stream",
+      tag: "Threads",
+      summary: "Follow every run of a thread (SSE); Last-Event-ID '-' replays what is retained",
+      query: ThreadStreamQuery,
+      listQuery: ["stream_mode", "stream_modes"],
+      responses: { 200: "Server-sent events", 404: "Thread not found", 422: "Invalid id or query" },
+      handler: async (c, { query }) => {
+        const threadId = uuidParam(c, "thread_id");
+        if (!(await threads.get(threadId))) throw new GantryError("not_found", `Thread ${threadId} not found`);
+        const modes = new Set<string>([...(query.stream_mode ?? []), ...(query.stream_modes ?? [])]);
+        if (modes.size === 0) modes.add("run_modes");
+        const key = threadLogKey(threadId);
+        await events.open(key, { resumable: true, expiresWhenIdle: true });
+        const lastEventId = parseLastEventId(c.req.header("last-event-id"));
+        const reader = new AbortController();
+        const source = events.read(key, { ...(lastEventId !== undefined ? { after: lastEventId } : {}), signal: reader.signal });
+        async function* filtered() {
+          for await (const event of source) {
+            const kind = event.event === "lifecycle" ? "lifecycle" : event.event === "state_update" ? "state_update" : "run_modes";
+            if (modes.has(kind) || (kind === "lifecycle" && modes.has("run_modes"))) yield event;
+          }
+        }
+        return sseResponse(c, filtered(), { onDisconnect: () => reader.abort() });
+      },
+    }),
+  ];
+}

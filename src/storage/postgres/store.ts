@@ -1,0 +1,213 @@
+// StoreRepo on PostgreSQL. Namespaces are '.'-joined paths in the "C" collation (see
+// 0003_store.sql): a prefix is a range on the primary key, '*' patterns match the generated
+// `labels` array by position. Filters are jsonb containment plus typed comparisons, similarity is
+// computed in the query, and a read that refreshes TTLs does so in the same statement.
+import type { Pool } from "pg";
+import type { Json, JsonObject } from "../records.js";
+import type {
+  NamespaceListing,
+  NamespacePattern,
+  StoreComparison,
+  StoreFilter,
+  StoreItem,
+  StoreRepo,
+  StoreSearch,
+  StoreSearchItem,
+} from "../store-ports.js";
+import { expiresAt } from "../ttl.js";
+import { jsonParam, param, run, transaction } from "./sql-helpers.js";
+
+const COLUMNS = "namespace, key, value, created_at, updated_at";
+/** Milliseconds, like every timestamp Gantry writes from JavaScript. */
+const REFRESHED_EXPIRY = "date_trunc('milliseconds', $1::timestamptz + s.ttl_minutes * interval '1 minute')";
+
+interface ItemRow {
+  namespace: string;
+  key: string;
+  value: JsonObject;
+  created_at: Date;
+  updated_at: Date;
+  score?: number | null;
+}
+
+function rowToItem(row: ItemRow): StoreItem {
+  return {
+    namespace: row.namespace.split("."),
+    key: row.key,
+    value: row.value,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+const live = (values: unknown[], now: Date) => `(expires_at IS NULL OR expires_at > ${param(values, now)})`;
+
+/** Items under `prefix` by whole labels; the empty prefix is everything. */
+function prefixRange(values: unknown[], prefix: string[]): string {
+  if (prefix.length === 0) return "TRUE";
+  const path = prefix.join(".");
+  return `(namespace = ${param(values, path)} OR (namespace >= ${param(values, `${path}.`)} AND namespace < ${param(values, `${path}/`)}))`;
+}
+
+function patternConditions(values: unknown[], pattern: NamespacePattern, fromEnd: boolean): string[] {
+  const firstWildcard = pattern.indexOf("*");
+  if (!fromEnd && firstWildcard === -1) return [prefixRange(values, pattern)];
+  const parts: string[] = [];
+  if (!fromEnd && firstWildcard > 0) {
+    // The literal leading labels still narrow the scan to a key range.
+    const lead = pattern.slice(0, firstWildcard).join(".");
+    parts.push(`namespace >= ${param(values, `${lead}.`)} AND namespace < ${param(values, `${lead}/`)}`);
+  }
+  parts.push(`cardinality(labels) >= ${param(values, pattern.length)}`);
+  pattern.forEach((label, i) => {
+    if (label === "*" || (!fromEnd && i < firstWildcard)) return;
+    const index = fromEnd ? `cardinality(labels) - ${pattern.length - i - 1}` : String(i + 1);
+    parts.push(`labels[${index}] = ${param(values, label)}`);
+  });
+  return parts;
+}
+
+function nest(path: string[], operand: Json): JsonObject {
+  return path.reduceRight<Json>((inner, key) => ({ [key]: inner }), operand) as JsonObject;
+}
+
+const ORDERING_SQL = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" } as const;
+
+function comparison(values: unknown[], c: StoreComparison): string {
+  // value is never NULL, so containment is true or false and a missing key counts as "not equal".
+  if (c.op === "$ne") return `NOT (value @> ${jsonParam(values, nest(c.path, c.operand))})`;
+  const path = `${param(values, c.path)}::text[]`;
+  // CASE, not AND: PostgreSQL may evaluate AND's operands in any order, and the cast fails on a non-number.
+  if (typeof c.operand === "number") {
+    return `CASE WHEN jsonb_typeof(value #> ${path}) = 'number' THEN (value #> ${path})::numeric ${ORDERING_SQL[c.op]} ${param(values, c.operand)}::numeric ELSE FALSE END`;
+  }
+  return `CASE WHEN jsonb_typeof(value #> ${path}) = 'string' THEN (value #>> ${path}) ${ORDERING_SQL[c.op]} (${param(values, c.operand)}::text COLLATE "C") ELSE FALSE END`;
+}
+
+function filterConditions(values: unknown[], filter: StoreFilter): string[] {
+  const parts = filter.comparisons.map((c) => comparison(values, c));
+  if (Object.keys(filter.contains).length > 0) parts.push(`value @> ${jsonParam(values, filter.contains)}`);
+  return parts;
+}
+
+/** The item's best cosine similarity to the query vector over its stored vectors; NULL without any. */
+function score(values: unknown[], query: number[]): string {
+  const vector = param(values, query);
+  const queryNorm = param(values, norm(query) || 1);
+  return `(SELECT MAX(CASE WHEN v.norm = 0 THEN 0 ELSE
+      (SELECT SUM(a * b) FROM unnest(v.vector, ${vector}::float8[]) AS t(a, b)) / (v.norm * ${queryNorm}::float8) END)
+    FROM store_vectors AS v WHERE v.namespace = i.namespace AND v.key = i.key)`;
+}
+
+function norm(vector: number[]): number {
+  return Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));
+}
+
+export function postgresStore(pool: Pool): StoreRepo {
+  return {
+    async put(item, now) {
+      const path = item.namespace.join(".");
+      const expires = item.ttl_minutes === null ? null : expiresAt(now, item.ttl_minutes);
+      await transaction(pool, async (client) => {
+        await run(
+          client,
+          `INSERT INTO store_items (namespace, key, value, created_at, updated_at, ttl_minutes, expires_at)
+           VALUES ($1, $2, $3::jsonb, $4, $4, $5, $6)
+           ON CONFLICT (namespace, key) DO UPDATE SET
+             value = excluded.value,
+             created_at = CASE WHEN store_items.expires_at <= excluded.updated_at THEN excluded.created_at ELSE store_items.created_at END,
+             updated_at = excluded.updated_at,
+             ttl_minutes = excluded.ttl_minutes,
+             expires_at = excluded.expires_at`,
+          [path, item.key, JSON.stringify(item.value), now, item.ttl_minutes, expires],
+        );
+        await run(client, "DELETE FROM store_vectors WHERE namespace = $1 AND key = $2", [path, item.key]);
+        if (item.vectors.length > 0) {
+          await run(
+            client,
+            `INSERT INTO store_vectors (namespace, key, field, vector, norm)
+             SELECT $1, $2, v.field, ARRAY(SELECT jsonb_array_elements_text(v.vector)::float8), v.norm
+             FROM jsonb_to_recordset($3::jsonb) AS v(field text, vector jsonb, norm float8)`,
+            [path, item.key, JSON.stringify(item.vectors.map(({ field, vector }) => ({ field, vector, norm: norm(vector) })))],
+          );
+        }
+      });
+    },
+
+    async get(namespace, key, options, now) {
+      const found = `SELECT ${COLUMNS} FROM store_items
+        WHERE namespace = $2 AND key = $3 AND (expires_at IS NULL OR expires_at > $1)`;
+      const { rows } = await run<ItemRow>(
+        pool,
+        options.refreshTtl
+          ? `WITH found AS (${found}),
+             refreshed AS (
+               UPDATE store_items AS s SET expires_at = ${REFRESHED_EXPIRY}
+               FROM found WHERE s.namespace = found.namespace AND s.key = found.key AND s.ttl_minutes IS NOT NULL
+             )
+             SELECT * FROM found`
+          : found,
+        [now, namespace.join("."), key],
+      );
+      return rows[0] ? rowToItem(rows[0]) : null;
+    },
+
+    async delete(namespace, key) {
+      await run(pool, "DELETE FROM store_items WHERE namespace = $1 AND key = $2", [namespace.join("."), key]);
+    },
+
+    async search(query: StoreSearch, now) {
+      const values: unknown[] = [now];
+      const ranked = query.queryVector !== undefined;
+      const scoreColumn = ranked ? `, ${score(values, query.queryVector!)} AS score` : "";
+      const conditions = [live(values, now), prefixRange(values, query.namespacePrefix), ...filterConditions(values, query.filter)];
+      const page = `SELECT ${COLUMNS}${scoreColumn} FROM store_items AS i
+        WHERE ${conditions.join(" AND ")}
+        ORDER BY ${ranked ? "score DESC NULLS LAST, " : ""}updated_at DESC, namespace, key
+        LIMIT ${param(values, query.limit)} OFFSET ${param(values, query.offset)}`;
+      const text = query.refreshTtl
+        ? `WITH page AS (${page}),
+           refreshed AS (
+             UPDATE store_items AS s SET expires_at = ${REFRESHED_EXPIRY}
+             FROM page WHERE s.namespace = page.namespace AND s.key = page.key AND s.ttl_minutes IS NOT NULL
+           )
+           SELECT * FROM page ORDER BY ${ranked ? "score DESC NULLS LAST, " : ""}updated_at DESC, namespace, key`
+        : page;
+      const { rows } = await run<ItemRow>(pool, text, values);
+      return rows.map((row): StoreSearchItem => (ranked ? { ...rowToItem(row), score: row.score ?? null } : rowToItem(row)));
+    },
+
+    async listNamespaces(listing: NamespaceListing, now) {
+      const values: unknown[] = [];
+      const truncated = listing.maxDepth !== undefined;
+      const ns = truncated ? `array_to_string(labels[1:${param(values, listing.maxDepth)}::int], '.')` : "namespace";
+      const conditions = [
+        live(values, now),
+        ...(listing.prefix ? patternConditions(values, listing.prefix, false) : []),
+        ...(listing.suffix ? patternConditions(values, listing.suffix, true) : []),
+      ];
+      const { rows } = await run<{ ns: string }>(
+        pool,
+        `SELECT DISTINCT ${ns} COLLATE "C" AS ns FROM store_items WHERE ${conditions.join(" AND ")}
+         ORDER BY ns LIMIT ${param(values, listing.limit)} OFFSET ${param(values, listing.offset)}`,
+        values,
+      );
+      return rows.map((row) => row.ns.split("."));
+    },
+
+    async sweepExpired(now, limit) {
+      // SKIP LOCKED lets sweepers on several replicas share the work instead of queueing on each other.
+      const result = await run(
+        pool,
+        `DELETE FROM store_items WHERE (namespace, key) IN (
+           SELECT namespace, key FROM store_items
+           WHERE expires_at IS NOT NULL AND expires_at <= $1
+           ORDER BY expires_at
+           LIMIT $2
+           FOR UPDATE SKIP LOCKED)`,
+        [now, limit],
+      );
+      return result.rowCount ?? 0;
+    },
+  };
+}

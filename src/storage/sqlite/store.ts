@@ -1,0 +1,206 @@
+// StoreRepo on SQLite. Namespaces are '.'-joined paths (see 0003_store.sql): a prefix is a range on
+// the primary key, '*' patterns match labels by position in the JSON `labels` column. Filters and
+// similarity scores are computed in the query; TTL refreshes are written in the same transaction
+// as the read that asked for them.
+import type Database from "better-sqlite3";
+import type { Json, JsonObject } from "../records.js";
+import type {
+  NamespaceListing,
+  NamespacePattern,
+  StoreComparison,
+  StoreFilter,
+  StoreItem,
+  StorePut,
+  StoreRepo,
+  StoreSearch,
+  StoreSearchItem,
+} from "../store-ports.js";
+import { expiresAt } from "../ttl.js";
+import { jsonContains, type SqlFragment } from "./json-filter.js";
+import { parseJson, statementCache } from "./sql-helpers.js";
+
+const COLUMNS = "namespace, key, value, created_at, updated_at, ttl_minutes";
+const LIVE = "(expires_at IS NULL OR expires_at > ?)";
+
+interface ItemRow {
+  namespace: string;
+  key: string;
+  value: string;
+  created_at: string;
+  updated_at: string;
+  ttl_minutes: number | null;
+  score?: number | null;
+}
+
+function rowToItem(row: ItemRow): StoreItem {
+  return {
+    namespace: row.namespace.split("."),
+    key: row.key,
+    value: parseJson(row.value),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** Items under `prefix` by whole labels; the empty prefix is everything. */
+function prefixRange(prefix: string[]): SqlFragment {
+  if (prefix.length === 0) return { sql: "1 = 1", params: [] };
+  const path = prefix.join(".");
+  return { sql: "(namespace = ? OR (namespace >= ? AND namespace < ?))", params: [path, `${path}.`, `${path}/`] };
+}
+
+function patternConditions(pattern: NamespacePattern, fromEnd: boolean): SqlFragment[] {
+  const parts: SqlFragment[] = [];
+  const firstWildcard = pattern.indexOf("*");
+  if (!fromEnd && firstWildcard === -1) return [prefixRange(pattern)];
+  if (!fromEnd && firstWildcard > 0) {
+    // The literal leading labels still narrow the scan to a key range.
+    const lead = pattern.slice(0, firstWildcard).join(".");
+    parts.push({ sql: "namespace >= ? AND namespace < ?", params: [`${lead}.`, `${lead}/`] });
+  }
+  parts.push({ sql: "json_array_length(labels) >= ?", params: [pattern.length] });
+  pattern.forEach((label, i) => {
+    if (label === "*" || (!fromEnd && i < firstWildcard)) return;
+    const position = fromEnd ? `$[#-${pattern.length - i}]` : `$[${i}]`;
+    parts.push({ sql: "json_extract(labels, ?) = ?", params: [position, label] });
+  });
+  return parts;
+}
+
+/** A JSON path member list, quoted so dots, spaces and quotes in keys stay one member. */
+function jsonPath(path: string[]): string {
+  return "$" + path.map((key) => `."${key.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join("");
+}
+
+/** `{a: {b: operand}}` for path [a, b]: a containment document holding one value at the path. */
+function nest(path: string[], operand: Json): JsonObject {
+  return path.reduceRight<Json>((inner, key) => ({ [key]: inner }), operand) as JsonObject;
+}
+
+const ORDERING_SQL = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" } as const;
+
+function comparison(c: StoreComparison): SqlFragment {
+  if (c.op === "$ne") {
+    // A missing key is "not equal" too; containment of a missing path is NULL, hence the COALESCE.
+    const equal = jsonContains("value", nest(c.path, c.operand));
+    return { sql: `NOT COALESCE(${equal.sql}, 0)`, params: equal.params };
+  }
+  const path = jsonPath(c.path);
+  const type = typeof c.operand === "number" ? "IN ('integer', 'real')" : "= 'text'";
+  return {
+    sql: `(json_type(value, ?) ${type} AND json_extract(value, ?) ${ORDERING_SQL[c.op]} ?)`,
+    params: [path, path, c.operand],
+  };
+}
+
+function filterConditions(filter: StoreFilter): SqlFragment[] {
+  const parts = filter.comparisons.map(comparison);
+  if (Object.keys(filter.contains).length > 0) parts.push(jsonContains("value", filter.contains));
+  return parts;
+}
+
+function where(parts: SqlFragment[]): SqlFragment {
+  return { sql: parts.map((p) => p.sql).join(" AND "), params: parts.flatMap((p) => p.params) };
+}
+
+/** The item's best cosine similarity to the query vector over its stored vectors; NULL without any. */
+const SCORE = `(SELECT MAX(CASE WHEN v.norm = 0 THEN 0.0 ELSE
+    (SELECT SUM(a.value * q.value) FROM json_each(v.vector) AS a JOIN json_each(?) AS q ON q.key = a.key) / (v.norm * ?) END)
+  FROM store_vectors AS v WHERE v.namespace = i.namespace AND v.key = i.key)`;
+
+function norm(vector: number[]): number {
+  return Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));
+}
+
+export function sqliteStore(db: Database.Database): StoreRepo {
+  const sql = statementCache(db);
+  const upsert = sql(
+    `INSERT INTO store_items (namespace, key, labels, value, created_at, updated_at, ttl_minutes, expires_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (namespace, key) DO UPDATE SET
+       value = excluded.value,
+       created_at = CASE WHEN store_items.expires_at <= excluded.updated_at THEN excluded.created_at ELSE store_items.created_at END,
+       updated_at = excluded.updated_at,
+       ttl_minutes = excluded.ttl_minutes,
+       expires_at = excluded.expires_at`,
+  );
+  const dropVectors = sql("DELETE FROM store_vectors WHERE namespace = ? AND key = ?");
+  const insertVector = sql("INSERT INTO store_vectors (namespace, key, field, vector, norm) VALUES (?, ?, ?, ?, ?)");
+  const getRow = sql(`SELECT ${COLUMNS} FROM store_items WHERE namespace = ? AND key = ? AND ${LIVE}`);
+  const refresh = sql("UPDATE store_items SET expires_at = ? WHERE namespace = ? AND key = ?");
+
+  const refreshRows = (rows: ItemRow[], now: Date) => {
+    for (const row of rows) {
+      if (row.ttl_minutes !== null) refresh.run(expiresAt(now, row.ttl_minutes), row.namespace, row.key);
+    }
+  };
+
+  const put = db.transaction((item: StorePut, now: Date) => {
+    const path = item.namespace.join(".");
+    const stamp = now.toISOString();
+    const expires = item.ttl_minutes === null ? null : expiresAt(now, item.ttl_minutes);
+    upsert.run(path, item.key, JSON.stringify(item.namespace), JSON.stringify(item.value), stamp, stamp, item.ttl_minutes, expires);
+    dropVectors.run(path, item.key);
+    for (const { field, vector } of item.vectors) insertVector.run(path, item.key, field, JSON.stringify(vector), norm(vector));
+  });
+
+  const get = db.transaction((namespace: string[], key: string, refreshTtl: boolean, now: Date): StoreItem | null => {
+    const row = getRow.get(namespace.join("."), key, now.toISOString()) as ItemRow | undefined;
+    if (!row) return null;
+    if (refreshTtl) refreshRows([row], now);
+    return rowToItem(row);
+  });
+
+  const search = db.transaction((query: StoreSearch, now: Date): StoreSearchItem[] => {
+    const conditions = where([{ sql: LIVE, params: [now.toISOString()] }, prefixRange(query.namespacePrefix), ...filterConditions(query.filter)]);
+    const ranked = query.queryVector !== undefined;
+    const scoreParams = ranked ? [JSON.stringify(query.queryVector), norm(query.queryVector!) || 1] : [];
+    const rows = sql(
+      `SELECT ${COLUMNS}${ranked ? `, ${SCORE} AS score` : ""} FROM store_items AS i
+       WHERE ${conditions.sql}
+       ORDER BY ${ranked ? "score DESC NULLS LAST, " : ""}updated_at DESC, namespace, key
+       LIMIT ? OFFSET ?`,
+    ).all(...scoreParams, ...conditions.params, query.limit, query.offset) as ItemRow[];
+    if (query.refreshTtl) refreshRows(rows, now);
+    return rows.map((row) => (ranked ? { ...rowToItem(row), score: row.score ?? null } : rowToItem(row)));
+  });
+
+  return {
+    async put(item, now) {
+      put.immediate(item, now);
+    },
+    async get(namespace, key, options, now) {
+      return options.refreshTtl ? get.immediate(namespace, key, true, now) : get(namespace, key, false, now);
+    },
+    async delete(namespace, key) {
+      sql("DELETE FROM store_items WHERE namespace = ? AND key = ?").run(namespace.join("."), key);
+    },
+    async search(query, now) {
+      return query.refreshTtl ? search.immediate(query, now) : search(query, now);
+    },
+    async listNamespaces(listing: NamespaceListing, now) {
+      const conditions = where([
+        { sql: LIVE, params: [now.toISOString()] },
+        ...(listing.prefix ? patternConditions(listing.prefix, false) : []),
+        ...(listing.suffix ? patternConditions(listing.suffix, true) : []),
+      ]);
+      const truncated = listing.maxDepth !== undefined;
+      const ns = truncated
+        ? "(SELECT group_concat(l.value, '.' ORDER BY l.key) FROM json_each(store_items.labels) AS l WHERE l.key < ?)"
+        : "namespace";
+      const rows = sql(`SELECT DISTINCT ${ns} AS ns FROM store_items WHERE ${conditions.sql} ORDER BY ns LIMIT ? OFFSET ?`).all(
+        ...(truncated ? [listing.maxDepth] : []),
+        ...conditions.params,
+        listing.limit,
+        listing.offset,
+      ) as Array<{ ns: string }>;
+      return rows.map((row) => row.ns.split("."));
+    },
+    async sweepExpired(now, limit) {
+      return sql(
+        `DELETE FROM store_items WHERE rowid IN (
+           SELECT rowid FROM store_items WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)`,
+      ).run(now.toISOString(), limit).changes;
+    },
+  };
+}
