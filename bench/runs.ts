@@ -85,7 +85,13 @@ async function main() {
       pickups.push(performance.now() - t0);
       await client.runs.join(pickupThread.thread_id, run.run_id);
     }
-    record("runs.create -> not pending p50 (includes the create and polling round trips)", percentile(pickups, 50), "ms");
+    record("runs.create -> seen running by the client p50 (create + polling round trips)", percentile(pickups, 50), "ms");
+    const queueMs = server
+      .logs()
+      .filter((l) => l.msg === "run finished" && l.thread_id === pickupThread.thread_id)
+      .map((l) => Number(l.queue_ms));
+    if (queueMs.length !== PICKUPS) errors += 1;
+    record("pickup: created -> claimed by the worker p50 (server clock)", percentile(queueMs, 50), "ms");
 
     const t0 = performance.now();
     let firstEventMs = 0;

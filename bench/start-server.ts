@@ -10,6 +10,8 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export interface BenchServer {
   url: string;
   pid: number;
+  /** The server's JSON log lines so far. */
+  logs(): Array<Record<string, unknown>>;
   stop(): Promise<void>;
 }
 
@@ -40,6 +42,11 @@ export async function startGantryForBench(env: Record<string, string> = {}): Pro
   return {
     url,
     pid: child.pid!,
+    logs: () =>
+      output
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
     async stop() {
       const exited = new Promise((done) => child.once("exit", done));
       child.kill("SIGINT");

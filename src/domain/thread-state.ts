@@ -23,6 +23,8 @@ export interface ThreadStateService {
     options: { limit: number; before?: string; metadata?: Record<string, unknown>; checkpoint?: CheckpointSelector },
   ): Promise<ThreadState[]>;
   update(threadId: string, input: { values: unknown; asNode?: string; checkpoint?: CheckpointSelector }): Promise<{ checkpoint: Checkpoint | null }>;
+  /** Merges keys into the metadata of the thread's latest checkpoint. */
+  patchMetadata(threadId: string, metadata: Record<string, unknown>): Promise<void>;
   applySupersteps(threadId: string, graphId: string, supersteps: Array<{ updates: Array<{ values?: unknown; command?: unknown; as_node: string }> }>): Promise<Thread>;
 }
 
@@ -120,6 +122,17 @@ export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphReg
       }
       await record(thread, graph);
       return { checkpoint: checkpointOf(config) };
+    },
+
+    async patchMetadata(threadId, metadata) {
+      if (!(await threads.get(threadId))) throw notFound(`Thread ${threadId} not found`);
+      const saver = checkpoints.saver;
+      const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
+      if (!tuple) throw notFound(`Thread ${threadId} has no checkpoint yet, so there is no state metadata to patch`);
+      // Writing the same checkpoint again under its parent replaces the row with the merged metadata;
+      // no channel versions change, so no values are rewritten.
+      const parent = tuple.parentConfig ?? { configurable: { thread_id: threadId, checkpoint_ns: "" } };
+      await saver.put(parent, tuple.checkpoint, { ...tuple.metadata, ...metadata } as typeof tuple.metadata & object, {});
     },
 
     async applySupersteps(threadId, graphId, supersteps) {

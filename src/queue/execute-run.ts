@@ -40,6 +40,8 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   const kwargs = run.kwargs as unknown as RunKwargs;
   const threadId = run.thread_id;
   const started = performance.now();
+  // Creation to claim (the claim stamps updated_at): pickup latency, plus any after_seconds delay.
+  const queueMs = Date.parse(run.updated_at) - Date.parse(run.created_at);
   const runLog = log.child({ run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
   await events.open(run.run_id, { resumable: true });
   // A thread's log exists only while someone follows the thread (GET /threads/{id}/stream); it gets
@@ -93,7 +95,12 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
       interrupts: interruptsByTask(state.tasks),
       error: null,
     };
-    runLog.info("run finished", { status: "success", thread_status: outcome.thread_status, ms: Math.round(performance.now() - started) });
+    runLog.info("run finished", {
+      status: "success",
+      thread_status: outcome.thread_status,
+      queue_ms: queueMs,
+      ms: Math.round(performance.now() - started),
+    });
   } catch (err) {
     const action = ctx.signal.aborted ? ctx.cancelAction() : undefined;
     if (timeout.signal.aborted) {

@@ -1,6 +1,5 @@
 // /threads/{id}/state and /threads/{id}/history (spec §1.2): thread state read and written outside runs.
 import type { ThreadStateService } from "../../domain/thread-state.js";
-import { GantryError } from "../../errors.js";
 import { route, type RouteSpec } from "../route.js";
 import { HistoryBody, HistoryQuery, StateCheckpointBody, StatePatchBody, StateQuery, StateUpdateBody } from "../schemas/threads.js";
 import { uuidParam } from "../validation.js";
@@ -40,11 +39,12 @@ export function threadStateRoutes({ state }: { state: ThreadStateService }): Rou
       method: "patch",
       path: "/threads/:thread_id/state",
       tag: TAG,
-      summary: "Not supported: checkpoint metadata cannot be patched in place",
+      summary: "Merge keys into the metadata of the thread's latest checkpoint",
       body: StatePatchBody,
-      responses: { 422: "Not supported" },
-      handler: () => {
-        throw new GantryError("unsupported", "Patching checkpoint metadata is not supported; store the data in thread metadata (PATCH /threads/{thread_id}) instead");
+      responses: { 204: "Patched", 404: "Thread or checkpoint not found", 422: "Invalid body" },
+      handler: async (c, { body }) => {
+        await state.patchMetadata(uuidParam(c, "thread_id"), body.metadata);
+        return c.body(null, 204);
       },
     }),
     route({
