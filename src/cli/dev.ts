@@ -7,6 +7,7 @@ import { parseImportString } from "../config/langgraph-config.js";
 import { assistantService, ensureSystemAssistants } from "../domain/assistants.js";
 import { headerFilter } from "../domain/configurable-headers.js";
 import { runService } from "../domain/runs.js";
+import { storeService } from "../domain/store.js";
 import { threadStateService } from "../domain/thread-state.js";
 import { threadService } from "../domain/threads.js";
 import { createMemoryEventLog } from "../events/run-event-log.js";
@@ -14,9 +15,12 @@ import { Worker } from "../queue/worker.js";
 import { StartupError } from "../errors.js";
 import { createLogger, type Logger } from "../logging.js";
 import { loadGraphRegistry } from "../runtime/graph-registry.js";
+import { GraphStore } from "../runtime/graph-store.js";
 import { importExport } from "../runtime/load-module.js";
+import { loadStoreIndex } from "../runtime/store-embedder.js";
 import { createApp, type AppDeps } from "../server/app.js";
 import { openStorage } from "../storage/open-storage.js";
+import { startStoreTtlSweeper } from "../sweepers/store-ttl.js";
 import { startThreadTtlSweeper } from "../sweepers/thread-ttl.js";
 
 export interface RunningServer {
@@ -33,17 +37,27 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
 
   const graphs = await loadGraphRegistry(config.project.graphs);
   const userApp = config.project.http.app ? await loadUserApp(config.project.root, config.project.http.app) : undefined;
+  const storeConfig = config.project.raw.store;
+  const storeIndex = storeConfig?.index ? await loadStoreIndex(config.project.root, storeConfig.index) : undefined;
   const { storage, migrated, location } = await openStorage(config);
   logger.info("storage ready", { backend: storage.backend, location, migrated });
 
   const assistants = assistantService({ assistants: storage.assistants, threads: storage.threads, graphs });
   const state = threadStateService({ threads: storage.threads, graphs, checkpoints: storage.checkpoints });
   const threads = threadService({ threads: storage.threads, ttl: config.threadTtl, checkpoints: storage.checkpoints, state });
+  const store = storeService({
+    store: storage.store,
+    settings: {
+      refreshOnRead: storeConfig?.ttl?.refresh_on_read ?? true,
+      ...(storeConfig?.ttl?.default_ttl !== undefined ? { defaultTtl: storeConfig.ttl.default_ttl } : {}),
+      ...(storeIndex ? { index: storeIndex } : {}),
+    },
+  });
   const created = await ensureSystemAssistants(storage.assistants, graphs);
   logger.info("graphs loaded", { graphs: graphs.ids(), system_assistants_created: created });
 
   const events = createMemoryEventLog({ retentionMs: config.streamRetentionMs });
-  const worker = new Worker({ storage, graphs, events, log: logger }, { workerId: `dev-${process.pid}`, ...config.queue });
+  const worker = new Worker({ storage, store: new GraphStore(store), graphs, events, log: logger }, { workerId: `dev-${process.pid}`, ...config.queue });
   // One process owns the database in dev: whatever a previous process left running is orphaned.
   await worker.recover(new Date(Date.now() + config.queue.leaseMs));
   const runs = runService({
@@ -65,7 +79,7 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
   });
   worker.start();
 
-  const deps: AppDeps = { config, storage, graphs, assistants, threads, state, runs, events, log: logger, ...(userApp ? { userApp } : {}) };
+  const deps: AppDeps = { config, storage, graphs, assistants, threads, state, runs, store, events, log: logger, ...(userApp ? { userApp } : {}) };
   const { app } = createApp(deps);
   const sweeper = startThreadTtlSweeper({
     threads,
@@ -73,6 +87,9 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     limit: config.threadTtl.sweepLimit,
     log: logger,
   });
+
+  const storeSweepMinutes = storeConfig?.ttl?.sweep_interval_minutes;
+  const storeSweeper = storeSweepMinutes === undefined ? undefined : startStoreTtlSweeper({ store, intervalMs: storeSweepMinutes * 60_000, log: logger });
 
   const server = await new Promise<ReturnType<typeof serve>>((resolveListen, rejectListen) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolveListen(s));
@@ -98,6 +115,7 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     close() {
       closing ??= (async () => {
         await sweeper.stop();
+        await storeSweeper?.stop();
         await worker.stop(config.queue.shutdownGraceMs);
         // Open streams would hold close() forever; their clients reconnect elsewhere.
         (server as import("node:http").Server).closeAllConnections();

@@ -44,7 +44,6 @@ export interface NamespaceListInput {
 }
 
 export interface StoreService {
-  readonly semantic: boolean;
   put(input: StorePutInput): Promise<void>;
   get(namespace: string[], key: string, options?: { refreshTtl?: boolean }): Promise<StoreItem | null>;
   delete(namespace: string[], key: string): Promise<void>;
@@ -75,8 +74,6 @@ export function storeService(deps: { store: StoreRepo; settings: StoreSettings; 
   const index = settings.index;
 
   return {
-    semantic: index !== undefined,
-
     async put(input) {
       checkNamespace(input.namespace, "namespace", { allowEmpty: false });
       checkKey(input.key);

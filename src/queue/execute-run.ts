@@ -2,6 +2,7 @@
 // events into the run's log, then records the outcome (run status, thread status and state) in one
 // storage call. A cancel aborts the graph through its AbortSignal; a rollback also removes the
 // checkpoints the run wrote.
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
 import type { CompiledGraphLike } from "../runtime/graph-like.js";
@@ -17,6 +18,8 @@ import type { CancelAction, ClaimedRun, RunOutcome } from "../storage/run-ports.
 
 export interface ExecutionContext {
   storage: Storage;
+  /** The long-term store every graph gets as config.store. */
+  store: BaseStore;
   graphs: GraphRegistry;
   events: RunEventLog;
   workerId: string;
@@ -67,6 +70,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     const graphId = kwargs.config.configurable.graph_id as string;
     const graph = await ctx.graphs.get(graphId).resolve(kwargs.config);
     graph.checkpointer = storage.checkpoints.saver;
+    graph.store = ctx.store;
     // The log always holds `values`, so /wait and /join can answer; readers filter by the modes asked.
     const modes = [...new Set<StreamMode>([...kwargs.stream_mode, "values"])];
     for await (const event of streamGraphRun(graph, {

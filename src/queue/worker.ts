@@ -2,6 +2,7 @@
 // the graphs through AbortSignals, and sweeps runs whose worker died. Wake-ups arrive as calls to
 // wake() (from run creation on this process, or a bus); a slow poll stays as the safety net, so a
 // lost wake-up costs one poll interval, never a run.
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
@@ -36,7 +37,7 @@ export class Worker {
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(
-    private readonly deps: { storage: Storage; graphs: GraphRegistry; events: RunEventLog; log: Logger },
+    private readonly deps: { storage: Storage; store: BaseStore; graphs: GraphRegistry; events: RunEventLog; log: Logger },
     private readonly options: WorkerOptions,
   ) {}
 
@@ -119,6 +120,7 @@ export class Worker {
     }
     entry.done = executeRun(run, {
       storage: this.deps.storage,
+      store: this.deps.store,
       graphs: this.deps.graphs,
       events: this.deps.events,
       workerId: this.options.workerId,

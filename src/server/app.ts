@@ -6,6 +6,7 @@ import { requestId } from "hono/request-id";
 import type { ServerConfig } from "../config/server-config.js";
 import type { AssistantService } from "../domain/assistants.js";
 import type { RunService } from "../domain/runs.js";
+import type { StoreService } from "../domain/store.js";
 import type { ThreadStateService } from "../domain/thread-state.js";
 import type { ThreadService } from "../domain/threads.js";
 import type { RunEventLog } from "../events/run-event-log.js";
@@ -20,6 +21,7 @@ import { mountRoutes, type RouteSpec } from "./route.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { healthRoute, metaRoutes } from "./routes/meta.js";
 import { runRoutes } from "./routes/runs.js";
+import { storeRoutes } from "./routes/store.js";
 import { threadStateRoutes } from "./routes/thread-state.js";
 import { threadStreamRoutes } from "./routes/thread-stream.js";
 import { threadRoutes } from "./routes/threads.js";
@@ -32,6 +34,7 @@ export interface AppDeps {
   threads: ThreadService;
   state: ThreadStateService;
   runs: RunService;
+  store: StoreService;
   events: RunEventLog;
   log: Logger;
   /** The user's `http.app` (a Hono app or anything with `fetch`), tried before our routes. */
@@ -78,6 +81,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }), ...threadStateRoutes({ state: deps.state }));
   if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.storage.threads, events: deps.events }));
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, events: deps.events, storage: deps.storage, prefix: config.mountPrefix }));
+  if (!http.disable_store) routes.push(...storeRoutes({ store: deps.store }));
   if (!http.disable_meta) {
     routes.push(
       ...metaRoutes({
@@ -89,7 +93,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
           threads: !http.disable_threads,
           runs: !http.disable_runs,
           crons: false,
-          store: false,
+          store: !http.disable_store,
         },
         allRoutes: () => routes,
       }),

@@ -157,10 +157,11 @@ export function postgresStore(pool: Pool): StoreRepo {
     },
 
     async search(query: StoreSearch, now) {
+      // $1 is now, for the live check and the refreshed expiry alike.
       const values: unknown[] = [now];
       const ranked = query.queryVector !== undefined;
       const scoreColumn = ranked ? `, ${score(values, query.queryVector!)} AS score` : "";
-      const conditions = [live(values, now), prefixRange(values, query.namespacePrefix), ...filterConditions(values, query.filter)];
+      const conditions = ["(expires_at IS NULL OR expires_at > $1)", prefixRange(values, query.namespacePrefix), ...filterConditions(values, query.filter)];
       const page = `SELECT ${COLUMNS}${scoreColumn} FROM store_items AS i
         WHERE ${conditions.join(" AND ")}
         ORDER BY ${ranked ? "score DESC NULLS LAST, " : ""}updated_at DESC, namespace, key

@@ -82,20 +82,21 @@ const ORDERING_SQL = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" } as const;
 function comparison(c: StoreComparison): SqlFragment {
   if (c.op === "$ne") {
     // A missing key is "not equal" too; containment of a missing path is NULL, hence the COALESCE.
-    const equal = jsonContains("value", nest(c.path, c.operand));
+    const equal = jsonContains("i.value", nest(c.path, c.operand));
     return { sql: `NOT COALESCE(${equal.sql}, 0)`, params: equal.params };
   }
   const path = jsonPath(c.path);
   const type = typeof c.operand === "number" ? "IN ('integer', 'real')" : "= 'text'";
   return {
-    sql: `(json_type(value, ?) ${type} AND json_extract(value, ?) ${ORDERING_SQL[c.op]} ?)`,
+    sql: `(json_type(i.value, ?) ${type} AND json_extract(i.value, ?) ${ORDERING_SQL[c.op]} ?)`,
     params: [path, path, c.operand],
   };
 }
 
+/** Conditions on the value column of `store_items AS i` (qualified: json_each has a `value` column too). */
 function filterConditions(filter: StoreFilter): SqlFragment[] {
   const parts = filter.comparisons.map(comparison);
-  if (Object.keys(filter.contains).length > 0) parts.push(jsonContains("value", filter.contains));
+  if (Object.keys(filter.contains).length > 0) parts.push(jsonContains("i.value", filter.contains));
   return parts;
 }
 

@@ -7,6 +7,7 @@ import { assistantCases } from "./assistants.cases.js";
 import { checkpointCases } from "./checkpoints.cases.js";
 import { migrationCases } from "./migrations.cases.js";
 import { runCases } from "./runs.cases.js";
+import { storeCases } from "./store.cases.js";
 import { threadCases } from "./threads.cases.js";
 
 /** Every adapter reports the migrations it applied on open; the migration cases read it. */
@@ -67,6 +68,7 @@ export function describeStorageConformance<S extends MigratedStorage>(label: str
     describe("threads", () => threadCases({ storage, test }));
     describe("runs", () => runCases({ storage, test }, harness));
     describe("checkpoints", () => checkpointCases({ storage, test }));
+    describe("store", () => storeCases({ storage, test }, harness));
     describe("migrations", () => migrationCases({ storage, test }, harness));
   });
 }
