@@ -62,6 +62,7 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
   await worker.recover(new Date(Date.now() + config.queue.leaseMs));
   const runs = runService({
     runs: storage.runs,
+    checkpoints: storage.checkpoints,
     threads: storage.threads,
     assistants,
     graphs,
@@ -74,6 +75,9 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
       },
       cancelRequested: (runIds, action) => {
         for (const runId of runIds) worker.cancel(runId, action);
+      },
+      stopped: async (runIds) => {
+        for (const runId of runIds) await events.end(runId);
       },
     },
   });

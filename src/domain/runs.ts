@@ -3,6 +3,7 @@
 import { conflict, invalid, notFound } from "../errors.js";
 import { newId } from "../ids.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
+import type { CheckpointStore } from "../storage/checkpoint-ports.js";
 import type { CancelAction, RunRepo } from "../storage/run-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../storage/records.js";
@@ -39,6 +40,8 @@ export interface RunCreate {
 export interface RunSignals {
   created(run: Run): void | Promise<void>;
   cancelRequested(runIds: string[], action: CancelAction): void;
+  /** Pending runs that ended without ever starting: their readers must be released. */
+  stopped(runIds: string[]): void | Promise<void>;
 }
 
 export interface RunService {
@@ -52,6 +55,7 @@ export interface RunService {
 
 export interface RunServiceDeps {
   runs: RunRepo;
+  checkpoints: CheckpointStore;
   threads: ThreadRepo;
   assistants: AssistantService;
   graphs: GraphRegistry;
@@ -97,6 +101,9 @@ export function runService(deps: RunServiceDeps): RunService {
       };
       const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
       if (checkpointId !== undefined) {
+        const exists = threadId !== null
+          && (await deps.checkpoints.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: body.checkpoint?.checkpoint_ns ?? "", checkpoint_id: checkpointId } }));
+        if (!exists) throw notFound(`Checkpoint ${checkpointId} not found on thread ${targetThread}`);
         configurable.checkpoint_id = checkpointId;
         if (body.checkpoint?.checkpoint_ns !== undefined) configurable.checkpoint_ns = body.checkpoint.checkpoint_ns;
       }
@@ -143,6 +150,7 @@ export function runService(deps: RunServiceDeps): RunService {
         throw conflict(`Thread ${targetThread} is busy with another run, and multitask_strategy is "reject"`);
       }
       if (result.cancelled.length > 0) signals.cancelRequested(result.cancelled, multitask === "rollback" ? "rollback" : "interrupt");
+      if (result.stopped.length > 0) await signals.stopped(result.stopped);
       await signals.created(result.run);
       return result.run;
     },
@@ -163,11 +171,13 @@ export function runService(deps: RunServiceDeps): RunService {
       }
       const result = await runs.cancel({ runIds: [runId], ...(threadId ? { threadId } : {}) }, action);
       if (result.flagged.length > 0) signals.cancelRequested(result.flagged, action);
+      if (result.stopped.length > 0) await signals.stopped(result.stopped);
       return run;
     },
     async cancelMany(target, action) {
       const result = await runs.cancel("status" in target ? target : { runIds: target.runIds, threadId: target.threadId }, action);
       if (result.flagged.length > 0) signals.cancelRequested(result.flagged, action);
+      if (result.stopped.length > 0) await signals.stopped(result.stopped);
     },
   };
 }

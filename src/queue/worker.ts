@@ -74,9 +74,12 @@ export class Worker {
     return true;
   }
 
-  /** Recovers runs left running by a previous process whose leases ran out. */
-  async recover(now = new Date()): Promise<void> {
-    const { requeued, failed } = await this.deps.storage.runs.recoverExpired(now, this.options.maxAttempts);
+  /**
+   * Recovers runs left running by a worker that stopped. By default only leases that ran out;
+   * `expiredBefore` in the future also takes leases still running (a process alone on its database).
+   */
+  async recover(expiredBefore = new Date()): Promise<void> {
+    const { requeued, failed } = await this.deps.storage.runs.recoverExpired(new Date(), this.options.maxAttempts, expiredBefore);
     if (requeued || failed) this.deps.log.warn("recovered runs whose worker stopped", { requeued, failed });
   }
 

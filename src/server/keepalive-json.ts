@@ -8,23 +8,27 @@ export function keepAliveJson(
   const encoder = new TextEncoder();
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  // Once the client has gone the stream is closed: a late result or tick must not write to it.
+  let closed = false;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      timer = setInterval(() => controller.enqueue(encoder.encode("\n")), options.intervalMs ?? 1000);
+      const finish = (text: string) => {
+        clearInterval(timer);
+        if (closed) return;
+        closed = true;
+        controller.enqueue(encoder.encode(text));
+        controller.close();
+      };
+      timer = setInterval(() => {
+        if (!closed) controller.enqueue(encoder.encode("\n"));
+      }, options.intervalMs ?? 1000);
       produce(abort.signal).then(
-        (value) => {
-          clearInterval(timer);
-          controller.enqueue(encoder.encode(JSON.stringify(value ?? null)));
-          controller.close();
-        },
-        (err: unknown) => {
-          clearInterval(timer);
-          controller.enqueue(encoder.encode(JSON.stringify({ __error__: { error: "ServerError", message: (err as Error).message } })));
-          controller.close();
-        },
+        (value) => finish(JSON.stringify(value ?? null)),
+        (err: unknown) => finish(JSON.stringify({ __error__: { error: "ServerError", message: (err as Error).message } })),
       );
     },
     cancel() {
+      closed = true;
       clearInterval(timer);
       abort.abort();
       options.onDisconnect?.();

@@ -26,7 +26,14 @@ export interface EnqueueOptions {
 }
 
 export type EnqueueResult =
-  | { kind: "created"; run: Run; /** Running runs that were asked to stop (interrupt/rollback). */ cancelled: string[] }
+  | {
+      kind: "created";
+      run: Run;
+      /** Running runs that were asked to stop (interrupt/rollback). */
+      cancelled: string[];
+      /** Pending runs that were stopped (or deleted) at once by interrupt/rollback. */
+      stopped: string[];
+    }
   | { kind: "thread_missing" }
   | { kind: "busy" };
 
@@ -77,8 +84,10 @@ export interface RunRepo {
   /**
    * Running runs whose lease ran out go back to pending (their next attempt resumes from the last
    * checkpoint), or end in error once `maxAttempts` were made. Returns how many of each.
+   * `expiredBefore` (default `now`) lets a process that knows it is the only one, such as `gantry
+   * dev` at boot, recover leases that have not run out yet; `now` stamps what is written.
    */
-  recoverExpired(now: Date, maxAttempts: number): Promise<{ requeued: number; failed: number }>;
+  recoverExpired(now: Date, maxAttempts: number, expiredBefore?: Date): Promise<{ requeued: number; failed: number }>;
   /** The earliest time a pending run becomes eligible, for the worker's next wake-up. */
   nextAvailableAt(): Promise<Date | null>;
 }

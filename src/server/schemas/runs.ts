@@ -85,7 +85,23 @@ export const RunCreateStateless = z
   })
   .strict();
 
-export const RunBatch = z.array(RunCreateStateless).min(1, "must hold at least one run");
+/**
+ * The JS SDK's createBatch sends each payload with the SDK's own camelCase option names (streamMode,
+ * onCompletion, ...) next to `assistant_id`, so batch items are renamed to the wire names first.
+ * `signal` (an AbortSignal, `{}` once serialised) and `assistantId` are the SDK's, not run fields.
+ */
+const batchItem = z.preprocess((item) => {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return item;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(item)) {
+    if (key === "signal" || key === "assistantId") continue;
+    out[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = value;
+  }
+  if (out.assistant_id === undefined && "assistantId" in item) out.assistant_id = (item as { assistantId: unknown }).assistantId;
+  return out;
+}, RunCreateStateless);
+
+export const RunBatch = z.array(batchItem).min(1, "must hold at least one run");
 
 export type RunCreateStatefulBody = z.output<typeof RunCreateStateful>;
 export type RunCreateStatelessBody = z.output<typeof RunCreateStateless>;

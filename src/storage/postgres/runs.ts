@@ -135,6 +135,7 @@ export function postgresRuns(pool: Pool): RunRepo {
         const now = new Date();
         let created = false;
         let cancelled: string[] = [];
+        let stopped: string[] = [];
         if (options.createThread) {
           // When the thread exists, or a concurrent enqueue has just created it, nothing is inserted
           // and the run takes the existing-thread path below.
@@ -162,7 +163,9 @@ export function postgresRuns(pool: Pool): RunRepo {
             now,
           ]);
           if (options.multitask === "interrupt" || options.multitask === "rollback") {
-            cancelled = (await cancelOnLockedThreads(client, [input.thread_id], { status: "all" }, options.multitask, now)).flagged;
+            const result = await cancelOnLockedThreads(client, [input.thread_id], { status: "all" }, options.multitask, now);
+            cancelled = result.flagged;
+            stopped = result.stopped;
           }
         }
         const { rows } = await query<RunRow>(
@@ -183,7 +186,7 @@ export function postgresRuns(pool: Pool): RunRepo {
         );
         // Stopping the old runs may have settled the thread to idle; the new run makes it busy again.
         await query(client, "UPDATE threads SET status = 'busy' WHERE thread_id = $1", [input.thread_id]);
-        return { kind: "created", run: rowToRun(rows[0]!), cancelled };
+        return { kind: "created", run: rowToRun(rows[0]!), cancelled, stopped };
       });
     },
 
@@ -331,7 +334,7 @@ export function postgresRuns(pool: Pool): RunRepo {
       });
     },
 
-    async recoverExpired(now, maxAttempts) {
+    async recoverExpired(now, maxAttempts, expiredBefore) {
       // SKIP LOCKED on run and thread: sweepers on several processes share the expired runs instead
       // of queueing on each other, and never touch a thread an enqueue or cancel is working on.
       const { rows } = await query<{ requeued: string; failed: string }>(
@@ -339,7 +342,7 @@ export function postgresRuns(pool: Pool): RunRepo {
         `WITH expired AS (
            SELECT r.run_id, r.attempt
            FROM runs r JOIN threads t ON t.thread_id = r.thread_id
-           WHERE r.status = 'running' AND r.lease_until < $1
+           WHERE r.status = 'running' AND r.lease_until < $3
            FOR UPDATE OF r, t SKIP LOCKED
          ), requeued AS (
            UPDATE runs r SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = $1, updated_at = $1
@@ -356,7 +359,7 @@ export function postgresRuns(pool: Pool): RunRepo {
            FROM failed f WHERE t.thread_id = f.thread_id
          )
          SELECT (SELECT COUNT(*) FROM requeued) AS requeued, (SELECT COUNT(*) FROM failed) AS failed`,
-        [now, maxAttempts],
+        [now, maxAttempts, expiredBefore ?? now],
       );
       return { requeued: Number(rows[0]?.requeued ?? 0), failed: Number(rows[0]?.failed ?? 0) };
     },

@@ -94,9 +94,12 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       sql("UPDATE threads SET metadata = ?, status = 'busy', updated_at = ? WHERE thread_id = ?").run(JSON.stringify(metadata), now, run.thread_id);
     }
     let cancelled: string[] = [];
+    let stopped: string[] = [];
     if (thread && (options.multitask === "interrupt" || options.multitask === "rollback")) {
       const active = (inflight.all(run.thread_id) as Array<{ run_id: string; status: string }>).map((r) => ({ ...r, thread_id: run.thread_id }));
-      cancelled = cancelRows(active, options.multitask, now).flagged;
+      const result = cancelRows(active, options.multitask, now);
+      cancelled = result.flagged;
+      stopped = result.stopped;
     }
     const seq = ((sql("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs").get() as { seq: number }).seq);
     sql(
@@ -115,7 +118,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       run.available_at.toISOString(),
     );
     sql("UPDATE threads SET status = 'busy' WHERE thread_id = ?").run(run.thread_id);
-    return { kind: "created", run: rowToRun(getRow.get(run.run_id) as RunRow), cancelled };
+    return { kind: "created", run: rowToRun(getRow.get(run.run_id) as RunRow), cancelled, stopped };
   });
 
   const claim = db.transaction((workerId: string, leaseMs: number, now: Date): ClaimedRun | null => {
@@ -186,11 +189,12 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     },
   );
 
-  const recoverExpired = db.transaction((now: Date, maxAttempts: number) => {
+  const recoverExpired = db.transaction((now: Date, maxAttempts: number, expiredBefore: Date) => {
     const stamp = now.toISOString();
+    const cutoff = expiredBefore.toISOString();
     const expired = db
       .prepare("SELECT run_id, thread_id, attempt FROM runs WHERE status = 'running' AND lease_until < ?")
-      .all(stamp) as Array<{ run_id: string; thread_id: string; attempt: number }>;
+      .all(cutoff) as Array<{ run_id: string; thread_id: string; attempt: number }>;
     let requeued = 0;
     let failed = 0;
     for (const run of expired) {
@@ -263,8 +267,8 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     async cancel(target, action) {
       return cancel.immediate(target, action);
     },
-    async recoverExpired(now, maxAttempts) {
-      return recoverExpired.immediate(now, maxAttempts);
+    async recoverExpired(now, maxAttempts, expiredBefore) {
+      return recoverExpired.immediate(now, maxAttempts, expiredBefore ?? now);
     },
     async nextAvailableAt() {
       const row = sql("SELECT MIN(available_at) AS at FROM runs WHERE status = 'pending'").get() as { at: string | null };

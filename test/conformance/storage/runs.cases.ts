@@ -75,6 +75,7 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect(result).toEqual({
       kind: "created",
       cancelled: [],
+      stopped: [],
       run: {
         run_id: input.run_id,
         thread_id: threadId,
@@ -172,7 +173,7 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     const first = await enqueue(s, newRun(threadId));
     const result = await s.runs.enqueue(newRun(threadId), { threadMetadata: {}, multitask: "interrupt" });
 
-    expect(result).toMatchObject({ kind: "created", cancelled: [] });
+    expect(result).toMatchObject({ kind: "created", cancelled: [], stopped: [first.run_id] });
     expect(await statusOf(s, first.run_id)).toBe("interrupted");
     expect(await threadStatus(s, threadId)).toBe("busy");
     expect((await claim(s))?.run_id).toBe(result.kind === "created" ? result.run.run_id : undefined);
@@ -183,7 +184,7 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     const first = await enqueue(s, newRun(threadId));
     const result = await s.runs.enqueue(newRun(threadId), { threadMetadata: {}, multitask: "rollback" });
 
-    expect(result).toMatchObject({ kind: "created", cancelled: [] });
+    expect(result).toMatchObject({ kind: "created", cancelled: [], stopped: [first.run_id] });
     expect(await s.runs.get(first.run_id)).toBeNull();
     expect(await threadStatus(s, threadId)).toBe("busy");
     expect((await claim(s))?.run_id).toBe(result.kind === "created" ? result.run.run_id : undefined);
@@ -196,7 +197,7 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
       await claim(s);
       const result = await s.runs.enqueue(newRun(threadId), { threadMetadata: {}, multitask: strategy });
 
-      expect(result).toMatchObject({ kind: "created", cancelled: [first.run_id] });
+      expect(result).toMatchObject({ kind: "created", cancelled: [first.run_id], stopped: [] });
       expect(await statusOf(s, first.run_id)).toBe("running");
       expect(await s.runs.heartbeat(WORKER, [first.run_id], LEASE_MS, new Date())).toEqual(new Map([[first.run_id, strategy]]));
       expect(await claim(s)).toBeNull();
@@ -488,6 +489,17 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     const again = await s.runs.claim(WORKER, LEASE_MS, new Date(now + 3 * SECOND));
     expect(again).toMatchObject({ run_id: run.run_id, attempt: 2 });
     expect(await s.runs.finish(run.run_id, WORKER, success)).toBe(true);
+  });
+
+  fresh("takes back a lease that has not run out when told to, and makes the run claimable at once", async (s) => {
+    const threadId = await thread(s);
+    const run = await enqueue(s, newRun(threadId));
+    const now = Date.now();
+    await s.runs.claim("previous-process", LEASE_MS, new Date(now));
+
+    expect(await s.runs.recoverExpired(new Date(now), 3, new Date(now + 2 * LEASE_MS))).toEqual({ requeued: 1, failed: 0 });
+    expect(await statusOf(s, run.run_id)).toBe("pending");
+    expect(await s.runs.claim(WORKER, LEASE_MS, new Date(now + 1))).toMatchObject({ run_id: run.run_id, attempt: 2 });
   });
 
   fresh("fails a run lost as many times as attempts allow, marking its thread errored", async (s) => {

@@ -1,0 +1,224 @@
+// Run streams through the official SDK: every stream mode's event names and shapes, subgraph
+// namespacing, the SSE headers, and joining a stream late or again with Last-Event-ID. Written
+// once and run on each storage backend against one server.
+import type { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningGantry } from "../support/gantry-process.js";
+import type { GantryStore, OpenStore } from "./backends.js";
+import { detailOf, request, sdkClient } from "./http.js";
+import { collect, framesNamed, names, RUNS_CONFIG, RUNS_ENV, runReaches, type Frame } from "./runs-support.js";
+
+const ALL_STEPS = Array.from({ length: 10 }, (_, i) => `step_${i}`);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function describeRunStreamsE2E(label: string, open: OpenStore): void {
+  describe(`run streams through the SDK (${label})`, () => {
+    let store: GantryStore;
+    let server: RunningGantry;
+    let client: Client;
+
+    beforeAll(async () => {
+      store = await open();
+      server = await store.start(RUNS_CONFIG, RUNS_ENV);
+      client = sdkClient(server.url);
+    });
+
+    afterAll(async () => {
+      await server?.stop();
+      await store?.dispose();
+    });
+
+    const newThread = async () => (await client.threads.create()).thread_id;
+
+    describe("streaming", () => {
+      const streamOn = async (graph: string, payload: Record<string, unknown>) =>
+        collect(client.runs.stream(await newThread(), graph, payload));
+
+      it("sends metadata first with the run id and attempt, then a values event per superstep", async () => {
+        const frames = await streamOn("chain", { input: {}, streamMode: "values" });
+        expect(frames[0]!.event).toBe("metadata");
+        expect(frames[0]!.data).toMatchObject({ run_id: expect.stringMatching(UUID), attempt: 1 });
+        expect(new Set(names(frames.slice(1)))).toEqual(new Set(["values"]));
+        const values = frames.slice(1).map((f) => (f.data as { steps: string[] }).steps);
+        expect(values.length).toBeGreaterThanOrEqual(10);
+        for (const steps of values) expect(steps).toEqual(ALL_STEPS.slice(0, steps.length));
+        expect(values.map((steps) => steps.length)).toEqual([...values.map((steps) => steps.length)].sort((a, b) => a - b));
+        expect(values.at(-1)).toEqual(ALL_STEPS);
+      });
+
+      it("gives every event a distinct id", async () => {
+        const frames = await streamOn("echo", { input: { text: "ids" }, streamMode: ["values", "updates"] });
+        const ids = frames.map((f) => f.id);
+        for (const id of ids) expect(id).toEqual(expect.any(String));
+        expect(new Set(ids).size).toBe(ids.length);
+      });
+
+      it("streams one updates event per node, named by the node, in order", async () => {
+        const frames = await streamOn("chain", { input: {}, streamMode: "updates" });
+        expect(names(frames)).toEqual(["metadata", ...ALL_STEPS.map(() => "updates")]);
+        expect(frames.slice(1).map((f) => f.data)).toEqual(ALL_STEPS.map((step) => ({ [step]: { steps: [step] } })));
+      });
+
+      it("streams what a node writes with config.writer as custom events", async () => {
+        const frames = await streamOn("custom", { input: { count: 3 }, streamMode: "custom" });
+        expect(names(frames)).toEqual(["metadata", "custom", "custom", "custom"]);
+        expect(frames.slice(1).map((f) => f.data)).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }]);
+      });
+
+      it("streams debug events of type checkpoint, task and task_result", async () => {
+        const frames = framesNamed(await streamOn("echo", { input: { text: "dbg" }, streamMode: "debug" }), "debug");
+        const data = frames.map((f) => f.data as { type: string; step: number; timestamp: string; payload: Record<string, unknown> });
+        expect(new Set(data.map((d) => d.type))).toEqual(new Set(["checkpoint", "task", "task_result"]));
+        for (const d of data) {
+          expect(d.step).toEqual(expect.any(Number));
+          expect(Number.isNaN(Date.parse(d.timestamp))).toBe(false);
+        }
+        const checkpoint = data.find((d) => d.type === "checkpoint")!.payload;
+        expect(Object.keys(checkpoint)).toEqual(expect.arrayContaining(["config", "values", "metadata", "next", "tasks"]));
+        expect(data.find((d) => d.type === "task")!.payload).toMatchObject({ name: "echo", input: { text: "dbg" } });
+        expect(data.find((d) => d.type === "task_result")!.payload).toMatchObject({ name: "echo" });
+      });
+
+      it("streams a tasks event when a node starts and another with its result", async () => {
+        const frames = framesNamed(await streamOn("echo", { input: { text: "t" }, streamMode: "tasks" }), "tasks");
+        expect(frames).toHaveLength(2);
+        const [start, result] = frames.map((f) => f.data as Record<string, unknown>);
+        expect(start).toMatchObject({ id: expect.any(String), name: "echo", input: { text: "t" }, triggers: expect.any(Array), interrupts: [] });
+        expect(result).toMatchObject({ id: start!.id, name: "echo", interrupts: [] });
+        expect(result).toHaveProperty("result");
+        expect(result).not.toHaveProperty("input");
+      });
+
+      it("streams a checkpoints event per checkpoint with values, next, config, metadata and tasks", async () => {
+        const frames = framesNamed(await streamOn("echo", { input: { text: "c" }, streamMode: "checkpoints" }), "checkpoints");
+        expect(frames.length).toBeGreaterThanOrEqual(2);
+        for (const frame of frames) {
+          expect(frame.data).toMatchObject({ values: expect.any(Object), next: expect.any(Array), config: expect.any(Object), metadata: expect.any(Object), tasks: expect.any(Array) });
+          expect(frame.data).toHaveProperty("parent_config");
+        }
+        expect(frames.at(-1)!.data).toMatchObject({ values: { text: "c", reply: "echo: c" }, next: [] });
+      });
+
+      it("streams a chat model's tokens as messages events of [chunk, metadata] with messages-tuple", async () => {
+        const frames = framesNamed(
+          await streamOn("chat", { input: { messages: [{ role: "user", content: "hi" }] }, streamMode: "messages-tuple" }),
+          "messages",
+        );
+        expect(frames.length).toBeGreaterThan(1);
+        const tuples = frames.map((f) => f.data as [{ content: string; type: string; id: string }, Record<string, unknown>]);
+        for (const [chunk, metadata] of tuples) {
+          expect(chunk.type).toMatch(/^AIMessageChunk$|^ai$/);
+          expect(metadata).toMatchObject({ langgraph_node: "model" });
+        }
+        expect(new Set(tuples.map(([chunk]) => chunk.id)).size).toBe(1);
+        expect(tuples.map(([chunk]) => chunk.content).join("")).toBe("hello there");
+      });
+
+      it("names a subgraph's events mode|node:task with stream_subgraphs and keeps root events bare", async () => {
+        const frames = await streamOn("parent", { input: {}, streamMode: "updates", streamSubgraphs: true });
+        const updates = frames.filter((f) => f.event.startsWith("updates"));
+        expect(updates.map((f) => f.event.replace(/:[0-9a-f-]{36}$/, ":<task>"))).toEqual(["updates", "updates|child:<task>", "updates"]);
+        expect(updates.map((f) => f.data)).toEqual([{ before: { trail: ["before"] } }, { inner: { trail: ["inner"] } }, { child: { trail: ["before", "inner"] } }]);
+      });
+
+      it("keeps subgraph events out of the stream without stream_subgraphs", async () => {
+        const frames = await streamOn("parent", { input: {}, streamMode: "updates" });
+        expect(names(frames)).toEqual(["metadata", "updates", "updates"]);
+      });
+
+      it("answers a stream with text/event-stream, Content-Location and a Location to rejoin at", async () => {
+        const threadId = await newThread();
+        const response = await fetch(`${server.url}/threads/${threadId}/runs/stream`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ assistant_id: "echo", input: { text: "h" } }),
+        });
+        const text = await response.text();
+        expect(response.status).toBe(200);
+        expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+        const location = response.headers.get("content-location");
+        expect(location).toMatch(new RegExp(`^/threads/${threadId}/runs/[0-9a-f-]{36}$`));
+        expect(response.headers.get("location")).toBe(`${location}/stream`);
+        expect(text).toMatch(/^event: metadata\ndata: \{.*\}\n/);
+      });
+
+      it("answers a stateless stream with a /runs Content-Location and Location", async () => {
+        const response = await fetch(`${server.url}/runs/stream`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ assistant_id: "echo", input: { text: "h" } }),
+        });
+        await response.text();
+        const location = response.headers.get("content-location");
+        expect(location).toMatch(/^\/runs\/[0-9a-f-]{36}$/);
+        expect(response.headers.get("location")).toBe(`${location}/stream`);
+      });
+    });
+
+    describe("joining", () => {
+      it("replays a resumable run from the start with Last-Event-ID -1, and strictly after a given id", async () => {
+        const threadId = await newThread();
+        const run = await client.runs.create(threadId, "chain", { input: {}, streamMode: ["values", "updates"], streamResumable: true });
+        await client.runs.join(threadId, run.run_id);
+
+        const all = await collect(client.runs.joinStream(threadId, run.run_id, { lastEventId: "-1" }));
+        expect(all[0]).toMatchObject({ event: "metadata", data: { run_id: run.run_id } });
+        expect(framesNamed(all, "updates")).toHaveLength(10);
+        expect(framesNamed(all, "values").at(-1)!.data).toEqual({ steps: ALL_STEPS });
+
+        const cut = all[4]!;
+        const rest = await collect(client.runs.joinStream(threadId, run.run_id, { lastEventId: cut.id! }));
+        expect(rest.map((f) => f.id)).toEqual(all.slice(5).map((f) => f.id));
+        expect(rest).toEqual(all.slice(5));
+      });
+
+      it("replays only the stream modes a join asks for", async () => {
+        const threadId = await newThread();
+        const run = await client.runs.create(threadId, "chain", { input: {}, streamMode: ["values", "updates"], streamResumable: true });
+        await client.runs.join(threadId, run.run_id);
+        const frames = await collect(client.runs.joinStream(threadId, run.run_id, { lastEventId: "-1", streamMode: "updates" }));
+        expect(new Set(names(frames))).toEqual(new Set(["metadata", "updates"]));
+      });
+
+      it("follows a running run's events live from joinStream", async () => {
+        const threadId = await newThread();
+        const run = await client.runs.create(threadId, "slow", { input: { ms: 800, label: "live" }, streamMode: "updates" });
+        const frames = await collect(client.runs.joinStream(threadId, run.run_id));
+        expect(frames.map((f) => f.data)).toContainEqual({ wait: { log: ["live"] } });
+      });
+
+      it("ends a join of a finished run promptly", async () => {
+        const threadId = await newThread();
+        const run = await client.runs.create(threadId, "echo", { input: { text: "done" } });
+        await runReaches(client, threadId, run.run_id, "success");
+        expect(await client.runs.join(threadId, run.run_id)).toEqual({ text: "done", reply: "echo: done" });
+        const frames: Frame[] = await collect(client.runs.joinStream(threadId, run.run_id));
+        expect(names(frames).filter((n) => n !== "metadata" && n !== "values")).toEqual([]);
+      });
+
+      it("answers HTTP 422 to a join with a Last-Event-ID that is not one of its event ids", async () => {
+        const threadId = await newThread();
+        const run = await client.runs.create(threadId, "echo", { input: { text: "x" }, streamResumable: true });
+        await client.runs.join(threadId, run.run_id);
+        const response = await request(server.url, "GET", `/threads/${threadId}/runs/${run.run_id}/stream`, { headers: { "Last-Event-ID": "garbage" } });
+        expect(response.status).toBe(422);
+        expect(detailOf(response)).toContain("Last-Event-ID");
+      });
+
+      it("answers HTTP 422 to a join asking for an unknown stream mode", async () => {
+        const threadId = await newThread();
+        const run = await client.runs.create(threadId, "echo", { input: { text: "x" } });
+        await client.runs.join(threadId, run.run_id);
+        const response = await request(server.url, "GET", `/threads/${threadId}/runs/${run.run_id}/stream?stream_mode=telepathy`);
+        expect(response.status).toBe(422);
+        expect(detailOf(response)).toContain("stream_mode");
+      });
+
+      it("answers HTTP 404 to a join of an unknown run", async () => {
+        const threadId = await newThread();
+        await expect(client.runs.join(threadId, "00000000-0000-4000-8000-000000000000")).rejects.toThrow(/HTTP 404/);
+        await expect(collect(client.runs.joinStream(threadId, "00000000-0000-4000-8000-000000000000"))).rejects.toThrow(/HTTP 404/);
+      });
+    });
+  });
+}
