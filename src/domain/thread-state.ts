@@ -83,12 +83,17 @@ export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphReg
   return {
     async get(threadId, options) {
       const { graph } = await threadAndGraph(threadId);
-      if (!graph) return EMPTY_STATE;
+      const wanted = options.checkpoint?.checkpoint_id;
+      const missing = () => notFound(`Checkpoint ${wanted} not found on thread ${threadId}`);
+      if (!graph) {
+        if (wanted) throw missing();
+        return EMPTY_STATE;
+      }
       const snapshot = await graph.getState!(configOf(threadId, options.checkpoint), { subgraphs: options.subgraphs ?? false });
       const state = toThreadState(snapshot);
-      if (options.checkpoint?.checkpoint_id && state.checkpoint?.checkpoint_id !== options.checkpoint.checkpoint_id) {
-        throw notFound(`Checkpoint ${options.checkpoint.checkpoint_id} not found on thread ${threadId}`);
-      }
+      // For a checkpoint it cannot find, LangGraph answers an empty snapshot that echoes the config it
+      // was given (so the id matches); only a saved checkpoint has a timestamp.
+      if (wanted && (state.created_at === null || state.checkpoint?.checkpoint_id !== wanted)) throw missing();
       return state;
     },
 

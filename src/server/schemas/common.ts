@@ -16,3 +16,13 @@ export const offset = z.int().min(0, "must be 0 or more");
 export const sortOrder = z.enum(["asc", "desc"]);
 
 export const ifExists = z.enum(["raise", "do_nothing"]);
+
+/** A checkpoint as the SDKs name one (the thread id may be left out: the path gives it). */
+export const checkpointSelector = z
+  .object({
+    thread_id: optional(z.string()),
+    checkpoint_ns: optional(z.string()),
+    checkpoint_id: optional(z.string()),
+    checkpoint_map: optional(jsonObject),
+  })
+  .strict();

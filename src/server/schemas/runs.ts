@@ -1,7 +1,7 @@
 // Request bodies and queries of the runs routes (spec §1.3, §1.4, §3.1). Every field the SDKs send is
 // accepted and typed; anything else is a 422 naming it.
 import { z } from "zod";
-import { jsonObject, limit, offset, optional } from "./common.js";
+import { checkpointSelector, jsonObject, limit, offset, optional } from "./common.js";
 import { queryBool } from "../validation.js";
 
 export const STREAM_MODES = [
@@ -27,15 +27,6 @@ const command = z
     resume: z.unknown().optional(),
     update: optional(z.union([jsonObject, z.array(z.tuple([z.string(), z.unknown()]))])),
     goto: optional(z.union([z.string().min(1), send, z.array(z.union([z.string().min(1), send]))])),
-  })
-  .strict();
-
-const checkpoint = z
-  .object({
-    thread_id: optional(z.string()),
-    checkpoint_ns: optional(z.string()),
-    checkpoint_id: optional(z.string()),
-    checkpoint_map: optional(jsonObject),
   })
   .strict();
 
@@ -73,7 +64,7 @@ const common = {
 export const RunCreateStateful = z
   .object({
     ...common,
-    checkpoint: optional(checkpoint),
+    checkpoint: optional(checkpointSelector),
     checkpoint_id: optional(z.string()),
   })
   .strict();

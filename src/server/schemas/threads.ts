@@ -1,6 +1,6 @@
 // Request bodies and queries of the threads routes (spec §1.2), and the record shape for /openapi.json.
 import { z } from "zod";
-import { ifExists, jsonObject, limit, offset, optional, sortOrder, uuid } from "./common.js";
+import { checkpointSelector, ifExists, jsonObject, limit, offset, optional, sortOrder, uuid } from "./common.js";
 import { queryBool } from "../validation.js";
 
 export const THREAD_FIELDS = [
@@ -105,15 +105,6 @@ export const ThreadRecord = z.object({
   interrupts: jsonObject,
   error: z.unknown(),
 });
-
-const checkpointSelector = z
-  .object({
-    thread_id: optional(z.string()),
-    checkpoint_ns: optional(z.string()),
-    checkpoint_id: optional(z.string()),
-    checkpoint_map: optional(jsonObject),
-  })
-  .strict();
 
 export const StateQuery = z.object({ subgraphs: optional(queryBool) }).strict();
 

@@ -41,8 +41,3 @@ export function param(values: unknown[], value: unknown): string {
 export function jsonParam(values: unknown[], value: unknown): string {
   return `${param(values, JSON.stringify(value))}::jsonb`;
 }
-
-/** An ILIKE pattern for a substring match that takes %, _ and \ literally (paired with ESCAPE E'\\'). */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
-}

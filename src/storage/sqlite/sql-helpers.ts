@@ -6,11 +6,6 @@ export function parseJson<T = JsonObject>(text: string): T {
   return JSON.parse(text) as T;
 }
 
-/** A LIKE pattern for a case-insensitive substring match that takes %, _ and \ literally. */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
-}
-
 /**
  * Prepares each distinct SQL text once per connection. Preparing costs more than running a
  * small statement, and the hot paths (claim, enqueue, finish) would otherwise prepare on every call.
