@@ -28,16 +28,20 @@ export interface ThreadStateService {
   applySupersteps(threadId: string, graphId: string, supersteps: Array<{ updates: Array<{ values?: unknown; command?: unknown; as_node: string }> }>): Promise<Thread>;
 }
 
-const EMPTY_STATE: ThreadState = {
+/**
+ * The state of a thread without a graph: the same shape as a graph's thread before its first run,
+ * a checkpoint naming the thread but no id (the SDK types `checkpoint` as never null).
+ */
+const emptyState = (threadId: string): ThreadState => ({
   values: {},
   next: [],
   tasks: [],
-  checkpoint: null as unknown as Checkpoint,
+  checkpoint: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: null, checkpoint_map: null },
   parent_checkpoint: null,
   metadata: {},
   created_at: null,
   interrupts: [],
-};
+});
 
 export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphRegistry; checkpoints: CheckpointStore }): ThreadStateService {
   const { threads, graphs, checkpoints } = deps;
@@ -87,7 +91,7 @@ export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphReg
       const missing = () => notFound(`Checkpoint ${wanted} not found on thread ${threadId}`);
       if (!graph) {
         if (wanted) throw missing();
-        return EMPTY_STATE;
+        return emptyState(threadId);
       }
       const snapshot = await graph.getState!(configOf(threadId, options.checkpoint), { subgraphs: options.subgraphs ?? false });
       const state = toThreadState(snapshot);
@@ -119,6 +123,12 @@ export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphReg
         throw invalid(`Thread ${threadId} has no graph yet: run an assistant on it (or create it with metadata.graph_id) before updating its state`);
       }
       if (thread.status === "busy") throw conflict(`Thread ${threadId} is busy with a run; update its state once the run has finished`);
+      // LangGraph treats a checkpoint it cannot find as an empty thread, so an unknown id would
+      // silently replace the state with the update alone.
+      const from = input.checkpoint?.checkpoint_id;
+      if (from && !(await checkpoints.saver.getTuple(configOf(threadId, input.checkpoint)))) {
+        throw notFound(`Checkpoint ${from} not found on thread ${threadId}`);
+      }
       let config;
       try {
         config = await graph.updateState!(configOf(threadId, input.checkpoint), input.values, input.asNode);

@@ -49,14 +49,15 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   await events.open(run.run_id, { resumable: true });
   // A thread's log exists only while someone follows the thread (GET /threads/{id}/stream); it gets
   // the modes the run asked for, framed by lifecycle markers.
+  // Asked at every event, so a follower who attaches mid-run still sees how the run ends.
   const threadKey = threadLogKey(threadId);
-  const following = await events.has(threadKey);
+  const following = () => events.has(threadKey);
   const requested = new Set<string>(kwargs.stream_mode);
   const emit = async (event: string, data: unknown) => {
     await events.append(run.run_id, { event, data });
-    if (following && wants(requested, event)) await events.append(threadKey, { event, data });
+    if (wants(requested, event) && (await following())) await events.append(threadKey, { event, data });
   };
-  if (following) await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: "running" } });
+  if (await following()) await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: "running" } });
 
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new RunTimeoutError(ctx.timeoutMs / 1000)), ctx.timeoutMs);
@@ -133,7 +134,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   const recorded = await storage.runs.finish(run.run_id, ctx.workerId, outcome);
   if (!recorded) runLog.warn("run outcome not recorded: the lease was lost to another worker");
   await events.end(run.run_id);
-  if (following) {
+  if (await following()) {
     await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: outcome.status } });
     if (!outcome.delete_thread) {
       await events.append(threadKey, {
