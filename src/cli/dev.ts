@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { applyProjectEnv, loadDevConfig, type DevFlags, type ServerConfig } from "../config/server-config.js";
 import { parseImportString } from "../config/langgraph-config.js";
 import { assistantService, ensureSystemAssistants } from "../domain/assistants.js";
+import { cronService } from "../domain/crons.js";
 import { headerFilter } from "../domain/configurable-headers.js";
 import { runService } from "../domain/runs.js";
 import { storeService } from "../domain/store.js";
@@ -12,6 +13,8 @@ import { threadStateService } from "../domain/thread-state.js";
 import { threadService } from "../domain/threads.js";
 import { createMemoryEventLog } from "../events/run-event-log.js";
 import { Worker } from "../queue/worker.js";
+import { fileClock, systemClock } from "../scheduler/clock.js";
+import { CronScheduler } from "../scheduler/cron-scheduler.js";
 import { StartupError } from "../errors.js";
 import { createLogger, type Logger } from "../logging.js";
 import { loadGraphRegistry } from "../runtime/graph-registry.js";
@@ -83,7 +86,21 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
   });
   worker.start();
 
-  const deps: AppDeps = { config, storage, graphs, assistants, threads, state, runs, store, events, log: logger, ...(userApp ? { userApp } : {}) };
+  const cronClock = config.cron.clockFile ? fileClock(config.cron.clockFile) : systemClock;
+  const crons = cronService({
+    crons: storage.crons,
+    threads: storage.threads,
+    assistants,
+    runs,
+    graphs,
+    webhookPolicy: config.project.raw.webhooks?.url ?? {},
+    clock: cronClock,
+  });
+  const scheduler = new CronScheduler({ crons: storage.crons, fire: crons.fire, clock: cronClock, log: logger }, { pollMs: config.cron.pollMs, batch: 100 });
+  scheduler.start();
+  if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
+
+  const deps: AppDeps = { config, storage, graphs, assistants, threads, state, runs, crons, store, events, log: logger, ...(userApp ? { userApp } : {}) };
   const { app } = createApp(deps);
   const sweeper = startThreadTtlSweeper({
     threads,
@@ -118,6 +135,7 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     config,
     close() {
       closing ??= (async () => {
+        await scheduler.stop();
         await sweeper.stop();
         await storeSweeper?.stop();
         await worker.stop(config.queue.shutdownGraceMs);

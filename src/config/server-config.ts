@@ -39,6 +39,14 @@ export interface ServerConfig {
   queue: QueueConfig;
   /** How long a finished run's events stay readable for joins (RESUMABLE_STREAM_TTL_SECONDS). */
   streamRetentionMs: number;
+  cron: CronConfig;
+}
+
+export interface CronConfig {
+  /** How often the scheduler looks for due crons. */
+  pollMs: number;
+  /** A file holding the instant schedules are read at, instead of the system clock (GANTRY_CRON_CLOCK_FILE; for tests). */
+  clockFile?: string;
 }
 
 export interface QueueConfig {
@@ -76,6 +84,7 @@ const EnvSchema = z.object({
   BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS: z.coerce.number().min(0).max(3600).default(180),
   BG_JOB_MAX_ATTEMPTS: z.coerce.number().int().positive().default(3),
   RESUMABLE_STREAM_TTL_SECONDS: z.coerce.number().positive().default(120),
+  GANTRY_CRON_CLOCK_FILE: z.string().min(1).optional(),
 });
 
 export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.env, isTty = Boolean(process.stdout.isTTY)): ServerConfig {
@@ -126,6 +135,11 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
       shutdownGraceMs: e.BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS * 1000,
     },
     streamRetentionMs: e.RESUMABLE_STREAM_TTL_SECONDS * 1000,
+    cron: {
+      // Schedules have minute resolution: an occurrence fires within a second of its time.
+      pollMs: 1_000,
+      ...(e.GANTRY_CRON_CLOCK_FILE !== undefined ? { clockFile: resolve(e.GANTRY_CRON_CLOCK_FILE) } : {}),
+    },
   });
 }
 

@@ -182,7 +182,7 @@ export function runService(deps: RunServiceDeps): RunService {
   };
 }
 
-function mergeConfig(base: JsonObject, override: RunCreate["config"]): JsonObject {
+export function mergeConfig(base: JsonObject, override: RunCreate["config"]): JsonObject {
   if (!override) return { ...base };
   return {
     ...base,
@@ -192,7 +192,7 @@ function mergeConfig(base: JsonObject, override: RunCreate["config"]): JsonObjec
 }
 
 /** interrupt_before/after must name nodes of the graph, so a typo fails at creation, not mid-run. */
-async function checkNodes(graphs: GraphRegistry, graphId: string, config: JsonObject, body: RunCreate): Promise<void> {
+export async function checkNodes(graphs: GraphRegistry, graphId: string, config: JsonObject, body: RunCreate): Promise<void> {
   const breakpoints = [body.interrupt_before, body.interrupt_after].filter((v): v is string[] => Array.isArray(v)).flat();
   // LangGraph ignores a goto to a node it lacks, so the run would quietly do something else.
   const gotos = gotoTargets(body.command?.goto).filter((n) => n !== "__end__");

@@ -5,6 +5,7 @@ import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import type { ServerConfig } from "../config/server-config.js";
 import type { AssistantService } from "../domain/assistants.js";
+import type { CronService } from "../domain/crons.js";
 import type { RunService } from "../domain/runs.js";
 import type { StoreService } from "../domain/store.js";
 import type { ThreadStateService } from "../domain/thread-state.js";
@@ -19,6 +20,7 @@ import { errorHandler } from "./errors.js";
 import { createMetrics } from "./metrics.js";
 import { mountRoutes, type RouteSpec } from "./route.js";
 import { assistantRoutes } from "./routes/assistants.js";
+import { cronRoutes } from "./routes/crons.js";
 import { healthRoute, metaRoutes } from "./routes/meta.js";
 import { runRoutes } from "./routes/runs.js";
 import { storeRoutes } from "./routes/store.js";
@@ -34,6 +36,7 @@ export interface AppDeps {
   threads: ThreadService;
   state: ThreadStateService;
   runs: RunService;
+  crons: CronService;
   store: StoreService;
   events: RunEventLog;
   log: Logger;
@@ -81,6 +84,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }), ...threadStateRoutes({ state: deps.state }));
   if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.storage.threads, events: deps.events }));
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, events: deps.events, storage: deps.storage, prefix: config.mountPrefix }));
+  if (!http.disable_runs) routes.push(...cronRoutes({ crons: deps.crons }));
   if (!http.disable_store) routes.push(...storeRoutes({ store: deps.store }));
   if (!http.disable_meta) {
     routes.push(
@@ -92,7 +96,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
           assistants: !http.disable_assistants,
           threads: !http.disable_threads,
           runs: !http.disable_runs,
-          crons: false,
+          crons: !http.disable_runs,
           store: !http.disable_store,
         },
         allRoutes: () => routes,

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import type { RouteSpec } from "./route.js";
 import { AssistantRecord } from "./schemas/assistants.js";
+import { CronRecord } from "./schemas/crons.js";
 import { ThreadRecord } from "./schemas/threads.js";
 
 const COMPONENTS: Record<string, z.ZodType> = {
@@ -9,6 +10,8 @@ const COMPONENTS: Record<string, z.ZodType> = {
   AssistantList: z.array(AssistantRecord),
   Thread: ThreadRecord,
   ThreadList: z.array(ThreadRecord),
+  Cron: CronRecord,
+  CronList: z.array(CronRecord),
 };
 
 const toSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });

@@ -1,6 +1,7 @@
 // Storage ports: what the domain needs from a backend. Each adapter (sqlite/, postgres/) implements
 // them with hand-written SQL, and one conformance suite holds both to the same behaviour.
 import type { CheckpointStore } from "./checkpoint-ports.js";
+import type { CronRepo } from "./cron-ports.js";
 import type { Assistant, AssistantVersion, Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "./records.js";
 import type { RunRepo } from "./run-ports.js";
 import type { StoreRepo } from "./store-ports.js";
@@ -122,6 +123,7 @@ export interface Storage {
   runs: RunRepo;
   checkpoints: CheckpointStore;
   store: StoreRepo;
+  crons: CronRepo;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -38,7 +38,8 @@ const runConfig = z
   })
   .catchall(z.unknown());
 
-const common = {
+/** The fields every run-create body accepts; cron bodies take their run fields from here too. */
+export const runCreateFields = {
   assistant_id: z.string().min(1, "is required"),
   input: z.unknown().optional(),
   command: optional(command),
@@ -63,7 +64,7 @@ const common = {
 
 export const RunCreateStateful = z
   .object({
-    ...common,
+    ...runCreateFields,
     checkpoint: optional(checkpointSelector),
     checkpoint_id: optional(z.string()),
   })
@@ -71,7 +72,7 @@ export const RunCreateStateful = z
 
 export const RunCreateStateless = z
   .object({
-    ...common,
+    ...runCreateFields,
     on_completion: optional(z.enum(["delete", "keep"], { error: "must be 'delete' or 'keep'" })),
   })
   .strict();

@@ -6,6 +6,7 @@ import type { CheckpointStore } from "../checkpoint-ports.js";
 import type { Storage } from "../ports.js";
 import { postgresAssistants } from "./assistants.js";
 import { openPostgresCheckpoints } from "./checkpoints.js";
+import { postgresCrons } from "./crons.js";
 import { checkSchemaName, migratePostgres } from "./migrate.js";
 import { postgresRuns } from "./runs.js";
 import { postgresStore } from "./store.js";
@@ -59,6 +60,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
     runs: postgresRuns(pool),
     checkpoints,
     store: postgresStore(pool),
+    crons: postgresCrons(pool),
     async ping() {
       try {
         await pool.query("SELECT 1");

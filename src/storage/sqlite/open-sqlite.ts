@@ -5,6 +5,7 @@ import { dirname } from "node:path";
 import type { Storage } from "../ports.js";
 import { sqliteAssistants } from "./assistants.js";
 import { sqliteCheckpoints } from "./checkpoints.js";
+import { sqliteCrons } from "./crons.js";
 import { migrateSqlite } from "./migrate.js";
 import { sqliteRuns } from "./runs.js";
 import { sqliteStore } from "./store.js";
@@ -34,6 +35,7 @@ export function openSqliteStorage(file: string): SqliteStorage {
     runs: sqliteRuns(db),
     checkpoints: sqliteCheckpoints(db),
     store: sqliteStore(db),
+    crons: sqliteCrons(db),
     async ping() {
       return db.prepare("SELECT 1 AS ok").get() !== undefined;
     },

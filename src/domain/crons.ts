@@ -1,0 +1,215 @@
+// Cron rules: a schedule is checked (expression, time zone, that it ever fires) and its next run
+// date computed on every create and update, with the cron clock; the run fields are checked as a
+// run's would be and kept as the payload; and an occurrence becomes a run through the run service,
+// so multitask strategies, webhooks and temporary threads work exactly as for runs created over HTTP.
+import { conflict, invalid, notFound } from "../errors.js";
+import { newId } from "../ids.js";
+import type { GraphRegistry } from "../runtime/graph-registry.js";
+import type { Cron, CronFields, CronFilter, CronRepo, CronSortField, StoredCron } from "../storage/cron-ports.js";
+import type { Page, Paged, SortOrder, ThreadRepo } from "../storage/ports.js";
+import type { Json, JsonObject, Run } from "../storage/records.js";
+import type { AssistantService } from "./assistants.js";
+import { nextRunDate, parseLiveSchedule, parseSchedule } from "./cron-schedule.js";
+import { checkNodes, mergeConfig, type RunCreate, type RunService } from "./runs.js";
+import { checkWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
+
+/** The run fields a cron keeps in its payload; every run it creates starts from them. */
+export const CRON_RUN_FIELDS = [
+  "input",
+  "config",
+  "context",
+  "webhook",
+  "interrupt_before",
+  "interrupt_after",
+  "stream_mode",
+  "stream_subgraphs",
+  "stream_resumable",
+  "durability",
+  "checkpoint_during",
+  "multitask_strategy",
+  "if_not_exists",
+] as const satisfies ReadonlyArray<keyof RunCreate>;
+
+export type CronRunFields = Partial<Pick<RunCreate, (typeof CRON_RUN_FIELDS)[number]>>;
+
+export interface CronCreate extends CronRunFields {
+  assistant_id: string;
+  schedule: string;
+  timezone?: string;
+  end_time?: Date;
+  metadata?: Record<string, unknown>;
+  enabled?: boolean;
+  on_run_completed?: "delete" | "keep";
+}
+
+export interface CronPatch extends CronRunFields {
+  schedule?: string;
+  timezone?: string;
+  /** null clears it. */
+  end_time?: Date | null;
+  /** Merged into the current metadata, key by key. */
+  metadata?: Record<string, unknown>;
+  enabled?: boolean;
+  on_run_completed?: "delete" | "keep";
+}
+
+export interface CronService {
+  create(threadId: string | null, body: CronCreate): Promise<Cron>;
+  get(cronId: string): Promise<Cron>;
+  update(cronId: string, patch: CronPatch): Promise<Cron>;
+  delete(cronId: string): Promise<void>;
+  /** `now` is the cron clock's time, which search's `select` may ask for. */
+  search(filter: CronFilter, sort: { by: CronSortField; order: SortOrder }, page: Page): Promise<Paged<Cron> & { now: string }>;
+  count(filter: CronFilter): Promise<number>;
+  /** Creates the run for one occurrence of the cron. */
+  fire(cron: Cron): Promise<Run>;
+}
+
+export interface CronServiceDeps {
+  crons: CronRepo;
+  threads: ThreadRepo;
+  assistants: AssistantService;
+  runs: RunService;
+  graphs: GraphRegistry;
+  webhookPolicy?: WebhookUrlPolicy;
+  /** The time schedules are read at; the scheduler's clock. */
+  clock: () => Date;
+}
+
+/** A concurrent write (another update, or a scheduler advancing the cron) makes an update start over; this many times at most. */
+const UPDATE_ATTEMPTS = 5;
+
+export function cronService(deps: CronServiceDeps): CronService {
+  const { crons, threads, assistants, runs, graphs, clock } = deps;
+
+  const mustGet = async (cronId: string): Promise<StoredCron> => {
+    const cron = await crons.get(cronId);
+    if (!cron) throw notFound(`Cron ${cronId} not found`);
+    return cron;
+  };
+
+  /** The checks a run with these fields would meet at creation, made now rather than at the first occurrence. */
+  const checkRunFields = async (graphId: string, assistantConfig: JsonObject, fields: CronRunFields) => {
+    if (fields.webhook !== undefined) checkWebhookUrl(fields.webhook, deps.webhookPolicy);
+    await checkNodes(graphs, graphId, mergeConfig(assistantConfig, fields.config), { assistant_id: graphId, ...fields });
+  };
+
+  return {
+    async create(threadId, body) {
+      const assistant = await assistants.get(body.assistant_id);
+      if (threadId !== null) {
+        if (!(await threads.get(threadId))) throw notFound(`Thread ${threadId} not found`);
+        if (body.on_run_completed !== undefined) throw invalid("Field 'on_run_completed' applies to stateless crons only; a thread cron's runs stay on its thread");
+      }
+      await checkRunFields(assistant.graph_id, assistant.config, body);
+      const now = clock();
+      const timezone = body.timezone ?? null;
+      const schedule = parseLiveSchedule(body.schedule, timezone, now);
+      const endTime = body.end_time ?? null;
+      return crons.create({
+        cron_id: newId(),
+        assistant_id: assistant.assistant_id,
+        thread_id: threadId,
+        on_run_completed: threadId === null ? (body.on_run_completed ?? "delete") : null,
+        end_time: endTime,
+        schedule: body.schedule,
+        timezone,
+        payload: { assistant_id: assistant.assistant_id, ...pickRunFields(body) },
+        user_id: null,
+        next_run_date: nextRunDate(schedule, now, endTime),
+        metadata: (body.metadata ?? {}) as JsonObject,
+        enabled: body.enabled ?? true,
+      });
+    },
+    get: async (cronId) => withoutRevision(await mustGet(cronId)),
+    async update(cronId, patch) {
+      for (let attempt = 1; ; attempt++) {
+        const current = await mustGet(cronId);
+        if (patch.on_run_completed !== undefined && current.thread_id !== null) {
+          throw invalid("Field 'on_run_completed' applies to stateless crons only; this cron runs on a thread");
+        }
+        const runFields = pickRunFields(patch);
+        if (Object.keys(runFields).length > 0) {
+          const assistant = await assistants.get(current.assistant_id);
+          await checkRunFields(assistant.graph_id, assistant.config, { ...(current.payload as CronRunFields), ...runFields });
+        }
+        const fields = nextFields(current, patch, runFields, clock());
+        const replaced = await crons.replace(cronId, current.revision, fields);
+        if (replaced === null) throw notFound(`Cron ${cronId} not found`);
+        if (replaced !== "changed") return replaced;
+        if (attempt >= UPDATE_ATTEMPTS) throw conflict(`Cron ${cronId} kept changing while it was being updated; try the update again`);
+      }
+    },
+    async delete(cronId) {
+      if (!(await crons.delete(cronId))) throw notFound(`Cron ${cronId} not found`);
+    },
+    async search(filter, sort, page) {
+      const result = await crons.search(resolveFilter(filter), sort, page);
+      return { ...result, now: clock().toISOString() };
+    },
+    count: (filter) => crons.count(resolveFilter(filter)),
+    fire: (cron) => {
+      const { threadId, body } = cronRunRequest(cron);
+      return runs.create(threadId, body, { headers: {} });
+    },
+  };
+
+  function resolveFilter(filter: CronFilter): CronFilter {
+    return filter.assistant_id === undefined ? filter : { ...filter, assistant_id: assistants.resolveId(filter.assistant_id) };
+  }
+}
+
+/** The run one occurrence of a cron creates: its payload, its metadata plus cron_id, on its thread or a new one. */
+export function cronRunRequest(cron: Cron): { threadId: string | null; body: RunCreate } {
+  const body: RunCreate = {
+    ...(cron.payload as CronRunFields),
+    assistant_id: cron.assistant_id,
+    metadata: { ...cron.metadata, cron_id: cron.cron_id },
+  };
+  if (cron.thread_id === null) {
+    body.on_completion = cron.on_run_completed ?? "delete";
+    // A stateless run always gets a thread of its own; these only mean something on a thread.
+    delete body.multitask_strategy;
+    delete body.if_not_exists;
+  }
+  return { threadId: cron.thread_id, body };
+}
+
+function pickRunFields(body: CronRunFields): JsonObject {
+  const out: JsonObject = {};
+  for (const key of CRON_RUN_FIELDS) {
+    if (body[key] !== undefined) out[key] = body[key] as Json;
+  }
+  return out;
+}
+
+/** The cron after a patch. The next run date is recomputed from `now` when the schedule, its end or `enabled` change. */
+function nextFields(current: StoredCron, patch: CronPatch, runFields: JsonObject, now: Date): Omit<CronFields, "assistant_id" | "thread_id"> {
+  const timezone = patch.timezone ?? current.timezone;
+  const scheduleText = patch.schedule ?? current.schedule;
+  const endTime = patch.end_time === undefined ? (current.end_time === null ? null : new Date(current.end_time)) : patch.end_time;
+  const enabled = patch.enabled ?? current.enabled;
+  const rescheduled =
+    patch.schedule !== undefined || patch.timezone !== undefined || patch.end_time !== undefined || (patch.enabled === true && !current.enabled);
+  let nextRun = current.next_run_date === null ? null : new Date(current.next_run_date);
+  if (rescheduled) {
+    const schedule = patch.schedule !== undefined ? parseLiveSchedule(scheduleText, timezone, now) : parseSchedule(scheduleText, timezone);
+    nextRun = nextRunDate(schedule, now, endTime);
+  }
+  return {
+    on_run_completed: patch.on_run_completed ?? current.on_run_completed,
+    end_time: endTime,
+    schedule: scheduleText,
+    timezone,
+    payload: { ...current.payload, ...runFields },
+    user_id: current.user_id,
+    next_run_date: nextRun,
+    metadata: { ...current.metadata, ...((patch.metadata ?? {}) as JsonObject) },
+    enabled,
+  };
+}
+
+function withoutRevision(cron: StoredCron): Cron {
+  const { revision: _revision, ...rest } = cron;
+  return rest;
+}

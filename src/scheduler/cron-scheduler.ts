@@ -1,0 +1,118 @@
+// Fires due crons. Every tick reads the enabled crons whose next_run_date has come, and for each one
+// first moves next_run_date on to the occurrence after now, conditionally on the revision it read:
+// with several processes on one database, exactly one of them wins that update and creates the run.
+// Occurrences missed while no scheduler ran (downtime) are skipped with a warning: the cron fires
+// once for them, never once per missed occurrence. The claim comes before the run, so a process that
+// dies between the two loses that one occurrence rather than firing it twice.
+import { GantryError } from "../errors.js";
+import type { Logger } from "../logging.js";
+import { nextRunDate, occurrencesBetween, parseSchedule } from "../domain/cron-schedule.js";
+import type { Cron, CronRepo, StoredCron } from "../storage/cron-ports.js";
+import type { Run } from "../storage/records.js";
+import type { Clock } from "./clock.js";
+
+export interface CronSchedulerDeps {
+  crons: CronRepo;
+  /** Creates the run for one occurrence (the cron service's fire). */
+  fire: (cron: Cron) => Promise<Run>;
+  clock: Clock;
+  log: Logger;
+}
+
+export interface CronSchedulerOptions {
+  /** How often due crons are looked for; an occurrence fires at most this late. */
+  pollMs: number;
+  /** Crons read per query; a tick keeps reading while pages come back full. */
+  batch: number;
+}
+
+export class CronScheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+
+  constructor(
+    private readonly deps: CronSchedulerDeps,
+    private readonly options: CronSchedulerOptions,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      if (!this.ticking) this.ticking = this.tick().finally(() => (this.ticking = null));
+    }, this.options.pollMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.ticking;
+  }
+
+  /** One pass over the due crons; failures are logged and the next tick tries again. */
+  async tick(): Promise<void> {
+    const { crons, clock, log } = this.deps;
+    let now: Date;
+    try {
+      now = clock();
+    } catch (err) {
+      log.warn("cron clock unreadable; no cron fires until it is fixed", { err });
+      return;
+    }
+    let fired = 0;
+    try {
+      for (;;) {
+        const due = await crons.due(now, this.options.batch);
+        for (const cron of due) if (await this.fireOnce(cron, now)) fired += 1;
+        if (due.length < this.options.batch) break;
+      }
+    } catch (err) {
+      log.warn("looking for due crons failed; will retry at the next tick", { err });
+    }
+    // Tests read this line to know a scheduler has finished a pass at a given clock time.
+    log.debug("cron tick", { now: now.toISOString(), fired });
+  }
+
+  /** Claims the occurrence and creates its run; false when another process claimed it first. */
+  private async fireOnce(cron: StoredCron, now: Date): Promise<boolean> {
+    const log = this.deps.log.child({ cron_id: cron.cron_id });
+    const dueAt = new Date(cron.next_run_date!);
+    let next: Date | null;
+    let missed = 0;
+    try {
+      const schedule = parseSchedule(cron.schedule, cron.timezone);
+      next = nextRunDate(schedule, now, cron.end_time === null ? null : new Date(cron.end_time));
+      missed = occurrencesBetween(schedule, dueAt, now).count;
+    } catch (err) {
+      // Stored schedules were checked when written; one that no longer parses is stopped, not retried every tick.
+      log.error("cron schedule no longer parses; the cron is stopped", { schedule: cron.schedule, timezone: cron.timezone, err });
+      await this.deps.crons.advance(cron.cron_id, cron.revision, null);
+      return false;
+    }
+    if (!(await this.deps.crons.advance(cron.cron_id, cron.revision, next))) {
+      log.debug("cron occurrence claimed elsewhere", { scheduled_for: dueAt.toISOString() });
+      return false;
+    }
+    if (missed > 0) {
+      log.warn("cron missed occurrences while no scheduler ran; firing once for them", {
+        scheduled_for: dueAt.toISOString(),
+        missed,
+        now: now.toISOString(),
+      });
+    }
+    try {
+      const run = await this.deps.fire(cron);
+      log.info("cron fired", {
+        run_id: run.run_id,
+        thread_id: run.thread_id,
+        scheduled_for: dueAt.toISOString(),
+        next_run_date: next?.toISOString() ?? null,
+      });
+    } catch (err) {
+      // The occurrence is spent either way: a refusal now (a busy thread under reject, a deleted
+      // assistant) would be refused again on every retry.
+      if (err instanceof GantryError) log.warn("cron occurrence skipped: its run was refused", { scheduled_for: dueAt.toISOString(), detail: err.message });
+      else log.error("cron occurrence skipped: creating its run failed", { scheduled_for: dueAt.toISOString(), err });
+    }
+    return true;
+  }
+}

@@ -1,0 +1,32 @@
+-- 0004_crons: scheduled runs (spec §1.5, §2.5). A cron holds its schedule, the run payload its runs
+-- start from, and when it fires next; the scheduler creates the run and moves next_run_date on.
+-- A cron goes with its assistant or its thread.
+
+CREATE TABLE crons (
+  cron_id TEXT PRIMARY KEY,
+  assistant_id TEXT NOT NULL REFERENCES assistants (assistant_id) ON DELETE CASCADE,
+  -- NULL for a stateless cron: each run gets a thread of its own.
+  thread_id TEXT REFERENCES threads (thread_id) ON DELETE CASCADE,
+  -- Stateless crons only ('delete' or 'keep' each run's thread); NULL on thread crons.
+  on_run_completed TEXT CHECK (on_run_completed IN ('delete', 'keep')),
+  end_time TEXT,
+  schedule TEXT NOT NULL,
+  -- IANA time zone the schedule is read in; NULL is UTC.
+  timezone TEXT,
+  payload TEXT NOT NULL,
+  user_id TEXT,
+  -- The next occurrence, never after end_time; NULL when none is left.
+  next_run_date TEXT,
+  metadata TEXT NOT NULL,
+  enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+  -- Incremented by every write. A scheduler owns an occurrence by advancing next_run_date with
+  -- the revision it read; a second scheduler, or an update in between, finds it changed.
+  revision INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  CHECK (thread_id IS NULL OR on_run_completed IS NULL)
+);
+-- The scheduler's question: which enabled crons are due.
+CREATE INDEX crons_due ON crons (next_run_date) WHERE enabled = 1 AND next_run_date IS NOT NULL;
+CREATE INDEX crons_assistant ON crons (assistant_id);
+CREATE INDEX crons_thread ON crons (thread_id) WHERE thread_id IS NOT NULL;
