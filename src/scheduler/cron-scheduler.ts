@@ -77,11 +77,12 @@ export class CronScheduler {
     const log = this.deps.log.child({ cron_id: cron.cron_id });
     const dueAt = new Date(cron.next_run_date!);
     let next: Date | null;
-    let missed = 0;
+    let missed: number | string = 0;
     try {
       const schedule = parseSchedule(cron.schedule, cron.timezone);
       next = nextRunDate(schedule, now, cron.end_time === null ? null : new Date(cron.end_time));
-      missed = occurrencesBetween(schedule, dueAt, now).count;
+      const skipped = occurrencesBetween(schedule, dueAt, now);
+      missed = skipped.capped ? `${skipped.count}+` : skipped.count;
     } catch (err) {
       // Stored schedules were checked when written; one that no longer parses is stopped, not retried every tick.
       log.error("cron schedule no longer parses; the cron is stopped", { schedule: cron.schedule, timezone: cron.timezone, err });
@@ -92,7 +93,7 @@ export class CronScheduler {
       log.debug("cron occurrence claimed elsewhere", { scheduled_for: dueAt.toISOString() });
       return false;
     }
-    if (missed > 0) {
+    if (missed !== 0) {
       log.warn("cron missed occurrences while no scheduler ran; firing once for them", {
         scheduled_for: dueAt.toISOString(),
         missed,

@@ -26,6 +26,7 @@ const GANTRY_ENV = [
   "CORS_ALLOW_ORIGINS",
   "MOUNT_PREFIX",
   "PORT",
+  "GANTRY_CRON_CLOCK_FILE",
 ];
 
 export interface GantryOptions {

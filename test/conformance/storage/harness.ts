@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import type { Storage } from "../../../src/storage/ports.js";
 import { assistantCases } from "./assistants.cases.js";
 import { checkpointCases } from "./checkpoints.cases.js";
+import { cronCases } from "./crons.cases.js";
 import { migrationCases } from "./migrations.cases.js";
 import { runCases } from "./runs.cases.js";
 import { storeCases } from "./store.cases.js";
@@ -69,6 +70,7 @@ export function describeStorageConformance<S extends MigratedStorage>(label: str
     describe("runs", () => runCases({ storage, test }, harness));
     describe("checkpoints", () => checkpointCases({ storage, test }));
     describe("store", () => storeCases({ storage, test }, harness));
+    describe("crons", () => cronCases({ storage, test }, harness));
     describe("migrations", () => migrationCases({ storage, test }, harness));
   });
 }
