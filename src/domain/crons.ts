@@ -10,7 +10,7 @@ import type { Page, Paged, SortOrder, ThreadRepo } from "../storage/ports.js";
 import type { Json, JsonObject, Run } from "../storage/records.js";
 import type { AssistantService } from "./assistants.js";
 import { nextRunDate, parseLiveSchedule, parseSchedule } from "./cron-schedule.js";
-import { checkNodes, mergeConfig, type RunCreate, type RunService } from "./runs.js";
+import { checkNodes, checkThreadGraph, mergeConfig, type RunCreate, type RunService } from "./runs.js";
 import { checkWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
 
 /** The run fields a cron keeps in its payload; every run it creates starts from them. */
@@ -98,7 +98,9 @@ export function cronService(deps: CronServiceDeps): CronService {
     async create(threadId, body) {
       const assistant = await assistants.get(body.assistant_id);
       if (threadId !== null) {
-        if (!(await threads.get(threadId))) throw notFound(`Thread ${threadId} not found`);
+        const thread = await threads.get(threadId);
+        if (!thread) throw notFound(`Thread ${threadId} not found`);
+        checkThreadGraph(thread, assistant);
         if (body.on_run_completed !== undefined) throw invalid("Field 'on_run_completed' applies to stateless crons only; a thread cron's runs stay on its thread");
       }
       await checkRunFields(assistant.graph_id, assistant.config, body);

@@ -6,7 +6,7 @@ import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
 import type { CancelAction, RunRepo } from "../storage/run-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
-import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../storage/records.js";
+import type { Assistant, Json, JsonObject, MultitaskStrategy, Run, RunStatus, Thread } from "../storage/records.js";
 import type { AssistantService } from "./assistants.js";
 import { checkWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
 
@@ -81,10 +81,7 @@ export function runService(deps: RunServiceDeps): RunService {
       if (body.webhook !== undefined) checkWebhookUrl(body.webhook, deps.webhookPolicy);
       if (threadId !== null) {
         const thread = await threads.get(threadId);
-        const threadGraph = thread?.metadata.graph_id;
-        if (thread && typeof threadGraph === "string" && threadGraph !== assistant.graph_id) {
-          throw invalid(`Thread ${threadId} belongs to graph '${threadGraph}', but assistant ${assistant.assistant_id} runs graph '${assistant.graph_id}'`);
-        }
+        if (thread) checkThreadGraph(thread, assistant);
       }
       const runId = newId();
       const targetThread = threadId ?? newId();
@@ -180,6 +177,14 @@ export function runService(deps: RunServiceDeps): RunService {
       if (result.stopped.length > 0) await signals.stopped(result.stopped);
     },
   };
+}
+
+/** A thread keeps to the graph of its first run: an assistant of another graph is refused. */
+export function checkThreadGraph(thread: Thread, assistant: Assistant): void {
+  const threadGraph = thread.metadata.graph_id;
+  if (typeof threadGraph === "string" && threadGraph !== assistant.graph_id) {
+    throw invalid(`Thread ${thread.thread_id} belongs to graph '${threadGraph}', but assistant ${assistant.assistant_id} runs graph '${assistant.graph_id}'`);
+  }
 }
 
 export function mergeConfig(base: JsonObject, override: RunCreate["config"]): JsonObject {

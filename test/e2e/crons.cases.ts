@@ -15,7 +15,7 @@ import type { GantryStore, OpenStore } from "./backends.js";
 import { fixture } from "./fixture-paths.js";
 import { detailOf, eventually, request, sdkClient } from "./http.js";
 
-/** One graph, `tick`: see test/fixtures/crons/src/tick.ts. */
+/** `tick`, and `tock`, the same graph under a second id: see test/fixtures/crons/src/tick.ts. */
 const CRONS_CONFIG = fixture("crons", "langgraph.json");
 
 const own = () => `case-${randomUUID()}`;
@@ -214,6 +214,7 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
 
     it("refuses bad input with a 422 that names the problem", async () => {
       const thread = await client.threads.create();
+      const tickThread = await client.threads.create({ graphId: "tick" });
       const cron = await client.crons.create("tick", { schedule: "0 * * * *" });
       const cases: Array<[string, string, unknown, RegExp]> = [
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "61 * * * *" }, /Field 'schedule' is not a valid cron expression \('61 \* \* \* \*'\)/],
@@ -228,6 +229,7 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", interrupt_before: ["nope"] }, /unknown node\(s\) 'nope'/],
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", every: "minute" }, /Unknown field 'every'/],
         ["POST", `/threads/${thread.thread_id}/runs/crons`, { assistant_id: "tick", schedule: "* * * * *", on_run_completed: "keep" }, /'on_run_completed' applies to stateless crons only/],
+        ["POST", `/threads/${tickThread.thread_id}/runs/crons`, { assistant_id: "tock", schedule: "* * * * *" }, /belongs to graph 'tick', but assistant .* runs graph 'tock'/],
         ["PATCH", `/runs/crons/${cron.cron_id}`, { schedule: "0 25 * * *" }, /Field 'schedule' is not a valid cron expression/],
         ["PATCH", `/runs/crons/${cron.cron_id}`, { timezone: "Nowhere/Land" }, /Field 'timezone'/],
         ["PATCH", `/runs/crons/${cron.cron_id}`, { assistant_id: "tick" }, /Unknown field 'assistant_id'/],
