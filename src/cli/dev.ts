@@ -96,7 +96,13 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     webhookPolicy: config.project.raw.webhooks?.url ?? {},
     clock: cronClock,
   });
-  const scheduler = new CronScheduler({ crons: storage.crons, fire: crons.fire, clock: cronClock, log: logger }, { pollMs: config.cron.pollMs, batch: 100 });
+  // SQLite runs every statement synchronously on one connection, so firing several at once only
+  // interleaves them; on PostgreSQL eight at once fired 500 due crons 2.5 times faster (bench/crons.ts).
+  const fireConcurrency = storage.backend === "sqlite" ? 1 : 8;
+  const scheduler = new CronScheduler(
+    { crons: storage.crons, fire: crons.fire, clock: cronClock, log: logger },
+    { pollMs: config.cron.pollMs, batch: 100, concurrency: fireConcurrency },
+  );
   scheduler.start();
   if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
 

@@ -24,6 +24,11 @@ export interface CronSchedulerOptions {
   pollMs: number;
   /** Crons read per query; a tick keeps reading while pages come back full. */
   batch: number;
+  /**
+   * Occurrences fired at once within a tick. Each one waits on a few database round trips, so
+   * crons that fall due together (on the hour) would otherwise queue behind each other.
+   */
+  concurrency: number;
 }
 
 export class CronScheduler {
@@ -62,7 +67,11 @@ export class CronScheduler {
     try {
       for (;;) {
         const due = await crons.due(now, this.options.batch);
-        for (const cron of due) if (await this.fireOnce(cron, now)) fired += 1;
+        let taken = 0;
+        const fireNext = async () => {
+          while (taken < due.length) if (await this.fireOnce(due[taken++]!, now)) fired += 1;
+        };
+        await Promise.all(Array.from({ length: Math.min(this.options.concurrency, due.length) }, fireNext));
         if (due.length < this.options.batch) break;
       }
     } catch (err) {
