@@ -82,8 +82,14 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
       if (dir) await rm(dir, { recursive: true, force: true });
     });
 
-    it("reports crons as on in /info", async () => {
+    it("reports crons as on in /info and documents their routes in /openapi.json", async () => {
       expect((await request(server.url, "GET", "/info")).json).toMatchObject({ flags: { crons: true } });
+      const openapi = (await request(server.url, "GET", "/openapi.json")).json as { paths: Record<string, Record<string, unknown>> };
+      expect(Object.keys(openapi.paths["/runs/crons"]!)).toEqual(["post"]);
+      expect(Object.keys(openapi.paths["/threads/{thread_id}/runs/crons"]!)).toEqual(["post"]);
+      expect(Object.keys(openapi.paths["/runs/crons/{cron_id}"]!).sort()).toEqual(["delete", "get", "patch"]);
+      expect(openapi.paths["/runs/crons/search"]).toHaveProperty("post");
+      expect(openapi.paths["/runs/crons/count"]).toHaveProperty("post");
     });
 
     it("creates a stateless cron with its schedule, payload, metadata and next run date", async () => {
