@@ -4,6 +4,7 @@
 import type Database from "better-sqlite3";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { CheckpointStore } from "../checkpoint-ports.js";
+import { statementCache } from "./sql-helpers.js";
 
 /** SqliteSaver creates its tables lazily on first use; this one creates them when the storage opens. */
 class EagerSqliteSaver extends SqliteSaver {
@@ -18,34 +19,35 @@ class EagerSqliteSaver extends SqliteSaver {
 // the latest), and so does every comparison below.
 export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
   const saver = new EagerSqliteSaver(db);
+  const sql = statementCache(db);
 
   const deleteAfter = db.transaction((threadId: string, checkpointId: string) => {
-    db.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id > ?").run(threadId, checkpointId);
-    db.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id > ?").run(threadId, checkpointId);
+    sql("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id > ?").run(threadId, checkpointId);
+    sql("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id > ?").run(threadId, checkpointId);
   });
 
   const deleteBefore = db.transaction((threadId: string, checkpointId: string) => {
-    db.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id < ?").run(threadId, checkpointId);
-    db.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id < ?").run(threadId, checkpointId);
+    sql("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id < ?").run(threadId, checkpointId);
+    sql("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id < ?").run(threadId, checkpointId);
   });
 
   const deleteThread = db.transaction((threadId: string) => {
-    db.prepare("DELETE FROM writes WHERE thread_id = ?").run(threadId);
-    db.prepare("DELETE FROM checkpoints WHERE thread_id = ?").run(threadId);
+    sql("DELETE FROM writes WHERE thread_id = ?").run(threadId);
+    sql("DELETE FROM checkpoints WHERE thread_id = ?").run(threadId);
   });
 
   const copyThread = db.transaction((fromThreadId: string, toThreadId: string) => {
-    db.prepare(
+    sql(
       `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
        SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id = ?`,
     ).run(toThreadId, fromThreadId);
-    db.prepare(
+    sql(
       `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value)
        SELECT ?, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes WHERE thread_id = ?`,
     ).run(toThreadId, fromThreadId);
   });
 
-  const latest = db.prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1");
+  const latest = sql("SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1");
 
   return {
     saver,

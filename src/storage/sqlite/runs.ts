@@ -123,16 +123,14 @@ export function sqliteRuns(db: Database.Database): RunRepo {
 
   const claim = db.transaction((workerId: string, leaseMs: number, now: Date): ClaimedRun | null => {
     const stamp = now.toISOString();
-    const candidate = db
-      .prepare(
-        `SELECT r.run_id FROM runs r
-         WHERE r.status = 'pending' AND r.available_at <= ?
-           AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
-           AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
-         ORDER BY r.available_at, r.seq
-         LIMIT 1`,
-      )
-      .get(stamp) as { run_id: string } | undefined;
+    const candidate = sql(
+      `SELECT r.run_id FROM runs r
+       WHERE r.status = 'pending' AND r.available_at <= ?
+         AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+         AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
+       ORDER BY r.available_at, r.seq
+       LIMIT 1`,
+    ).get(stamp) as { run_id: string } | undefined;
     if (!candidate) return null;
     sql(
       `UPDATE runs SET status = 'running', lease_owner = ?, lease_until = ?, attempt = attempt + 1, updated_at = ? WHERE run_id = ?`,
