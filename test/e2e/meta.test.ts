@@ -135,6 +135,14 @@ describe("CORS", () => {
     const exposed = (response.headers.get("access-control-expose-headers") ?? "").toLowerCase();
     for (const header of SDK_HEADERS) expect(exposed).toContain(header.toLowerCase());
   });
+
+  it("puts the same headers on the responses of the user's http.app and on 404s", async () => {
+    for (const path of ["/custom/hello", "/no/such/route"]) {
+      const response = await request(server.url, "GET", path, { headers: { Origin: "https://studio.example" } });
+      expect(response.headers.get("access-control-allow-origin")).toBe("*");
+      expect(response.headers.get("access-control-expose-headers")).toContain("Content-Location");
+    }
+  });
 });
 
 describe("http.app", () => {
