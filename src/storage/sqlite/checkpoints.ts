@@ -6,12 +6,28 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { CheckpointStore } from "../checkpoint-ports.js";
 import { statementCache } from "./sql-helpers.js";
 
-/** SqliteSaver creates its tables lazily on first use; this one creates them when the storage opens. */
+/**
+ * SqliteSaver creates its tables lazily on first use; this one creates them when the storage opens.
+ * The saver also prepares its statements on every put, putWrites and getTuple (several per graph
+ * step); it gets the connection through a view whose `prepare` reuses statements by SQL text.
+ */
 class EagerSqliteSaver extends SqliteSaver {
   constructor(db: Database.Database) {
-    super(db);
+    super(withCachedStatements(db));
     this.setup();
   }
+}
+
+function withCachedStatements(db: Database.Database): Database.Database {
+  const prepare = statementCache(db);
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === "prepare") return prepare;
+      const value: unknown = Reflect.get(target, property, target);
+      // better-sqlite3's methods only work on the real connection object.
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 // Checkpoint ids are uuid6: fixed-width lower-case hex with the timestamp's high bits first, so
