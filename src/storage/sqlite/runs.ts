@@ -91,7 +91,9 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       const active = inflight.all(run.thread_id) as Array<{ run_id: string; status: string }>;
       if (active.length > 0 && options.multitask === "reject") return { kind: "busy" };
       metadata = { ...parseJson(thread.metadata), ...options.threadMetadata };
-      sql("UPDATE threads SET metadata = ?, status = 'busy', updated_at = ? WHERE thread_id = ?").run(JSON.stringify(metadata), now, run.thread_id);
+      const merged = JSON.stringify(metadata);
+      // Rewriting unchanged metadata would re-run the trigger that mirrors it for search.
+      if (merged !== thread.metadata) sql("UPDATE threads SET metadata = ? WHERE thread_id = ?").run(merged, run.thread_id);
     }
     let cancelled: string[] = [];
     let stopped: string[] = [];
@@ -117,7 +119,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       run.multitask_strategy,
       run.available_at.toISOString(),
     );
-    sql("UPDATE threads SET status = 'busy' WHERE thread_id = ?").run(run.thread_id);
+    sql("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(now, run.thread_id);
     return { kind: "created", run: rowToRun(getRow.get(run.run_id) as RunRow), cancelled, stopped };
   });
 
