@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
     const started = performance.now();
     await next();
     const seconds = (performance.now() - started) / 1000;
-    const route = c.get("routePattern") ?? "unmatched";
+    const route = c.get("routePattern") ?? (c.req.method === "OPTIONS" ? "preflight" : "unmatched");
     metrics.observe(c.req.method, route, c.res.status, seconds);
     log.debug("request", { request_id: c.get("requestId"), method: c.req.method, route, status: c.res.status, ms: Math.round(seconds * 1000) });
   });
