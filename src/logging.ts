@@ -21,7 +21,7 @@ export interface LoggerOptions {
 }
 
 export function createLogger(options: LoggerOptions, bound: LogFields = {}): Logger {
-  const write = options.write ?? ((line: string) => process.stdout.write(line + "\n"));
+  const write = options.write ?? writeToStdout;
   const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
     if (RANK[level] < RANK[options.level]) return;
     const all = { ...bound, ...fields };
@@ -41,6 +41,34 @@ export function createLogger(options: LoggerOptions, bound: LogFields = {}): Log
     error: (m, f) => emit("error", m, f),
     child: (fields) => createLogger(options, { ...bound, ...fields }),
   };
+}
+
+/**
+ * Lines logged in one turn of the event loop leave as one write after that turn's work, so a
+ * synchronous write to a pipe never sits between a run's outcome and the client's answer. Lines
+ * still pending when the process exits are flushed then.
+ */
+let pending: string[] = [];
+let flushScheduled = false;
+let flushOnExit = false;
+
+function flushStdout(): void {
+  flushScheduled = false;
+  if (pending.length === 0) return;
+  const text = pending.join("");
+  pending = [];
+  process.stdout.write(text);
+}
+
+function writeToStdout(line: string): void {
+  pending.push(line + "\n");
+  if (flushScheduled) return;
+  if (!flushOnExit) {
+    flushOnExit = true;
+    process.once("exit", flushStdout);
+  }
+  flushScheduled = true;
+  setImmediate(flushStdout);
 }
 
 function serializable(fields: LogFields): LogFields {

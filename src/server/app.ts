@@ -55,17 +55,18 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
     const started = performance.now();
     await next();
     const seconds = (performance.now() - started) / 1000;
-    const route = c.get("routePattern") ?? "unmatched";
+    const route = c.get("routePattern") ?? (c.req.method === "OPTIONS" ? "preflight" : "unmatched");
     metrics.observe(c.req.method, route, c.res.status, seconds);
     log.debug("request", { request_id: c.get("requestId"), method: c.req.method, route, status: c.res.status, ms: Math.round(seconds * 1000) });
   });
   api.use(corsMiddleware(http, config.corsAllowOrigins));
-  api.use(
-    bodyLimit({
-      maxSize: config.maxBodyBytes,
-      onError: (c) => c.json({ detail: `The request body is larger than the limit of ${config.maxBodyBytes} bytes (HTTP_MAX_REQUEST_BODY_BYTES)` }, 413),
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: config.maxBodyBytes,
+    onError: (c) => c.json({ detail: `The request body is larger than the limit of ${config.maxBodyBytes} bytes (HTTP_MAX_REQUEST_BODY_BYTES)` }, 413),
+  });
+  // Without either header an HTTP/1.1 request has no body; asking hono's bodyLimit would build a
+  // full fetch Request just to find that out.
+  api.use((c, next) => (c.req.header("content-length") || c.req.header("transfer-encoding") ? limitBody(c, next) : next()));
   if (deps.userApp) {
     const userApp = deps.userApp;
     api.use(async (c, next) => {

@@ -1,38 +1,66 @@
 // A JSON answer that takes a while (/wait, /join): a newline every second keeps proxies and the
 // Python SDK's 300 s read timeout from giving up; leading whitespace is still valid JSON.
+// Most runs end before the first newline would be due, and those are answered as one plain JSON
+// response: one write on the socket instead of headers, body and end as separate stream chunks.
+import type { Context } from "hono";
+import type { AppEnv } from "./app-env.js";
 
-export function keepAliveJson(
+export interface KeepAliveOptions {
+  headers?: Record<string, string>;
+  intervalMs?: number;
+  onDisconnect?: () => void;
+}
+
+export async function keepAliveJson(
+  c: Context<AppEnv>,
   produce: (signal: AbortSignal) => Promise<unknown>,
-  options: { headers?: Record<string, string>; intervalMs?: number; onDisconnect?: () => void },
-): Response {
-  const encoder = new TextEncoder();
+  options: KeepAliveOptions,
+): Promise<Response> {
+  const intervalMs = options.intervalMs ?? 1000;
+  const headers = { "Content-Type": "application/json", ...options.headers };
   const abort = new AbortController();
+  let left = false;
+  const leave = () => {
+    if (left) return;
+    left = true;
+    abort.abort();
+    options.onDisconnect?.();
+  };
+  const text = produce(abort.signal).then(
+    (value) => JSON.stringify(value ?? null),
+    (err: unknown) => JSON.stringify({ __error__: { error: "ServerError", message: (err as Error).message } }),
+  );
+
+  // Aborts when the client leaves before the answer is sent.
+  const requestSignal = c.req.raw.signal;
+  requestSignal.addEventListener("abort", leave, { once: true });
   let timer: NodeJS.Timeout | undefined;
+  const early = await Promise.race([text, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), intervalMs)))]);
+  clearTimeout(timer);
+  requestSignal.removeEventListener("abort", leave);
+  if (early !== null) return c.body(early, 200, headers);
+
+  const encoder = new TextEncoder();
   // Once the client has gone the stream is closed: a late result or tick must not write to it.
-  let closed = false;
+  let closed = left;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const finish = (text: string) => {
-        clearInterval(timer);
+      controller.enqueue(encoder.encode("\n"));
+      const ticker = setInterval(() => {
+        if (!closed) controller.enqueue(encoder.encode("\n"));
+      }, intervalMs);
+      void text.then((answer) => {
+        clearInterval(ticker);
         if (closed) return;
         closed = true;
-        controller.enqueue(encoder.encode(text));
+        controller.enqueue(encoder.encode(answer));
         controller.close();
-      };
-      timer = setInterval(() => {
-        if (!closed) controller.enqueue(encoder.encode("\n"));
-      }, options.intervalMs ?? 1000);
-      produce(abort.signal).then(
-        (value) => finish(JSON.stringify(value ?? null)),
-        (err: unknown) => finish(JSON.stringify({ __error__: { error: "ServerError", message: (err as Error).message } })),
-      );
+      });
     },
     cancel() {
       closed = true;
-      clearInterval(timer);
-      abort.abort();
-      options.onDisconnect?.();
+      leave();
     },
   });
-  return new Response(body, { status: 200, headers: { "Content-Type": "application/json", ...options.headers } });
+  return c.body(body, 200, headers);
 }

@@ -115,6 +115,15 @@ describe("metrics", () => {
     expect(countOf(response.text, "GET", route, 404) - countOf(before, "GET", route, 404)).toBe(1);
     expect(response.text).toMatch(/gantry_http_request_duration_seconds_count\{method="GET",route="\/assistants\/:assistant_id",status="200"\} \d+/);
   });
+
+  it("counts CORS preflights apart from requests that matched no route", async () => {
+    const before = (await request(server.url, "GET", "/metrics")).text;
+    await request(server.url, "OPTIONS", "/threads/search", { headers: { Origin: "https://a.example", "Access-Control-Request-Method": "POST" } });
+    await request(server.url, "GET", "/no/such/route");
+    const after = (await request(server.url, "GET", "/metrics")).text;
+    expect(countOf(after, "OPTIONS", "preflight", 204) - countOf(before, "OPTIONS", "preflight", 204)).toBe(1);
+    expect(countOf(after, "GET", "unmatched", 404) - countOf(before, "GET", "unmatched", 404)).toBe(1);
+  });
 });
 
 describe("CORS", () => {
@@ -134,6 +143,14 @@ describe("CORS", () => {
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
     const exposed = (response.headers.get("access-control-expose-headers") ?? "").toLowerCase();
     for (const header of SDK_HEADERS) expect(exposed).toContain(header.toLowerCase());
+  });
+
+  it("puts the same headers on the responses of the user's http.app and on 404s", async () => {
+    for (const path of ["/custom/hello", "/no/such/route"]) {
+      const response = await request(server.url, "GET", path, { headers: { Origin: "https://studio.example" } });
+      expect(response.headers.get("access-control-allow-origin")).toBe("*");
+      expect(response.headers.get("access-control-expose-headers")).toContain("Content-Location");
+    }
   });
 });
 

@@ -169,6 +169,17 @@ export function describeRunsE2E(label: string, open: OpenStore): void {
         expect(thread.metadata).toMatchObject({ graph_id: "chain" });
       });
 
+      it("keeps a long wait alive with newlines before the final values, which the SDK still reads", async () => {
+        const threadId = await newThread();
+        const response = await request(server.url, "POST", `/threads/${threadId}/runs/wait`, {
+          body: { assistant_id: "slow", input: { ms: 1500, label: "long" } },
+        });
+        expect(response.status).toBe(200);
+        expect(response.text.startsWith("\n")).toBe(true);
+        expect(response.json).toMatchObject({ log: ["long"] });
+        expect(await client.runs.wait(threadId, "slow", { input: { ms: 1200, label: "again" } })).toMatchObject({ log: ["long", "again"] });
+      });
+
       it("runs a stateless wait with threadId null", async () => {
         let created: { run_id: string; thread_id?: string } | undefined;
         const output = await client.runs.wait(null, "echo", { input: { text: "stateless" }, onRunCreated: (meta) => (created = meta) });

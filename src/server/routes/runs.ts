@@ -70,7 +70,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
     const prefix = deps.prefix;
     // Python clients re-fetch a failed wait at Location; stateless runs have no join route, so no Location.
     const location: Record<string, string> = options.stateless ? {} : { Location: prefix + contentLocation(run, false) + "/join" };
-    return keepAliveJson((signal) => runOutput(events, storage, run, signal), {
+    return keepAliveJson(c, (signal) => runOutput(events, storage, run, signal), {
       headers: { "Content-Location": prefix + contentLocation(run, options.stateless), ...location },
       ...(options.cancelOnDisconnect ? { onDisconnect: () => void runs.cancel(undefined, run.run_id, "interrupt").catch(() => {}) } : {}),
     });

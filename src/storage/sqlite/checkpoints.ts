@@ -4,13 +4,30 @@
 import type Database from "better-sqlite3";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { CheckpointStore } from "../checkpoint-ports.js";
+import { statementCache } from "./sql-helpers.js";
 
-/** SqliteSaver creates its tables lazily on first use; this one creates them when the storage opens. */
+/**
+ * SqliteSaver creates its tables lazily on first use; this one creates them when the storage opens.
+ * The saver also prepares its statements on every put, putWrites and getTuple (several per graph
+ * step); it gets the connection through a view whose `prepare` reuses statements by SQL text.
+ */
 class EagerSqliteSaver extends SqliteSaver {
   constructor(db: Database.Database) {
-    super(db);
+    super(withCachedStatements(db));
     this.setup();
   }
+}
+
+function withCachedStatements(db: Database.Database): Database.Database {
+  const prepare = statementCache(db);
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === "prepare") return prepare;
+      const value: unknown = Reflect.get(target, property, target);
+      // better-sqlite3's methods only work on the real connection object.
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 // Checkpoint ids are uuid6: fixed-width lower-case hex with the timestamp's high bits first, so
@@ -18,34 +35,35 @@ class EagerSqliteSaver extends SqliteSaver {
 // the latest), and so does every comparison below.
 export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
   const saver = new EagerSqliteSaver(db);
+  const sql = statementCache(db);
 
   const deleteAfter = db.transaction((threadId: string, checkpointId: string) => {
-    db.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id > ?").run(threadId, checkpointId);
-    db.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id > ?").run(threadId, checkpointId);
+    sql("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id > ?").run(threadId, checkpointId);
+    sql("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id > ?").run(threadId, checkpointId);
   });
 
   const deleteBefore = db.transaction((threadId: string, checkpointId: string) => {
-    db.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id < ?").run(threadId, checkpointId);
-    db.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id < ?").run(threadId, checkpointId);
+    sql("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id < ?").run(threadId, checkpointId);
+    sql("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id < ?").run(threadId, checkpointId);
   });
 
   const deleteThread = db.transaction((threadId: string) => {
-    db.prepare("DELETE FROM writes WHERE thread_id = ?").run(threadId);
-    db.prepare("DELETE FROM checkpoints WHERE thread_id = ?").run(threadId);
+    sql("DELETE FROM writes WHERE thread_id = ?").run(threadId);
+    sql("DELETE FROM checkpoints WHERE thread_id = ?").run(threadId);
   });
 
   const copyThread = db.transaction((fromThreadId: string, toThreadId: string) => {
-    db.prepare(
+    sql(
       `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
        SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id = ?`,
     ).run(toThreadId, fromThreadId);
-    db.prepare(
+    sql(
       `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value)
        SELECT ?, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes WHERE thread_id = ?`,
     ).run(toThreadId, fromThreadId);
   });
 
-  const latest = db.prepare("SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1");
+  const latest = sql("SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1");
 
   return {
     saver,

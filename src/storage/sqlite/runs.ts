@@ -91,7 +91,9 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       const active = inflight.all(run.thread_id) as Array<{ run_id: string; status: string }>;
       if (active.length > 0 && options.multitask === "reject") return { kind: "busy" };
       metadata = { ...parseJson(thread.metadata), ...options.threadMetadata };
-      sql("UPDATE threads SET metadata = ?, status = 'busy', updated_at = ? WHERE thread_id = ?").run(JSON.stringify(metadata), now, run.thread_id);
+      const merged = JSON.stringify(metadata);
+      // Rewriting unchanged metadata would re-run the trigger that mirrors it for search.
+      if (merged !== thread.metadata) sql("UPDATE threads SET metadata = ? WHERE thread_id = ?").run(merged, run.thread_id);
     }
     let cancelled: string[] = [];
     let stopped: string[] = [];
@@ -117,22 +119,20 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       run.multitask_strategy,
       run.available_at.toISOString(),
     );
-    sql("UPDATE threads SET status = 'busy' WHERE thread_id = ?").run(run.thread_id);
+    sql("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(now, run.thread_id);
     return { kind: "created", run: rowToRun(getRow.get(run.run_id) as RunRow), cancelled, stopped };
   });
 
   const claim = db.transaction((workerId: string, leaseMs: number, now: Date): ClaimedRun | null => {
     const stamp = now.toISOString();
-    const candidate = db
-      .prepare(
-        `SELECT r.run_id FROM runs r
-         WHERE r.status = 'pending' AND r.available_at <= ?
-           AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
-           AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
-         ORDER BY r.available_at, r.seq
-         LIMIT 1`,
-      )
-      .get(stamp) as { run_id: string } | undefined;
+    const candidate = sql(
+      `SELECT r.run_id FROM runs r
+       WHERE r.status = 'pending' AND r.available_at <= ?
+         AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+         AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
+       ORDER BY r.available_at, r.seq
+       LIMIT 1`,
+    ).get(stamp) as { run_id: string } | undefined;
     if (!candidate) return null;
     sql(
       `UPDATE runs SET status = 'running', lease_owner = ?, lease_until = ?, attempt = attempt + 1, updated_at = ? WHERE run_id = ?`,
