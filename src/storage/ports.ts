@@ -4,6 +4,7 @@ import type { CheckpointStore } from "./checkpoint-ports.js";
 import type { Assistant, AssistantVersion, Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "./records.js";
 import type { RunRepo } from "./run-ports.js";
 import type { StoreRepo } from "./store-ports.js";
+import type { WebhookOutbox } from "./webhook-ports.js";
 
 export type SortOrder = "asc" | "desc";
 
@@ -122,6 +123,7 @@ export interface Storage {
   runs: RunRepo;
   checkpoints: CheckpointStore;
   store: StoreRepo;
+  webhooks: WebhookOutbox;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

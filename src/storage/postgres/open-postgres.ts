@@ -10,6 +10,7 @@ import { checkSchemaName, migratePostgres } from "./migrate.js";
 import { postgresRuns } from "./runs.js";
 import { postgresStore } from "./store.js";
 import { postgresThreads } from "./threads.js";
+import { postgresWebhooks } from "./webhooks.js";
 
 export interface PostgresOptions {
   url: string;
@@ -59,6 +60,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
     runs: postgresRuns(pool),
     checkpoints,
     store: postgresStore(pool),
+    webhooks: postgresWebhooks(pool),
     async ping() {
       try {
         await pool.query("SELECT 1");

@@ -9,6 +9,7 @@ import { migrateSqlite } from "./migrate.js";
 import { sqliteRuns } from "./runs.js";
 import { sqliteStore } from "./store.js";
 import { sqliteThreads } from "./threads.js";
+import { sqliteWebhooks } from "./webhooks.js";
 
 export interface SqliteStorage extends Storage {
   readonly file: string;
@@ -34,6 +35,7 @@ export function openSqliteStorage(file: string): SqliteStorage {
     runs: sqliteRuns(db),
     checkpoints: sqliteCheckpoints(db),
     store: sqliteStore(db),
+    webhooks: sqliteWebhooks(db),
     async ping() {
       return db.prepare("SELECT 1 AS ok").get() !== undefined;
     },
