@@ -5,6 +5,7 @@ import { z } from "zod";
 import { StartupError } from "../errors.js";
 import type { LogLevel } from "../logging.js";
 import { loadProjectConfig, type ProjectConfig } from "./langgraph-config.js";
+import { loadWebhookConfig, type WebhookConfig } from "./webhook-config.js";
 
 export interface DevFlags {
   config?: string;
@@ -39,6 +40,7 @@ export interface ServerConfig {
   queue: QueueConfig;
   /** How long a finished run's events stay readable for joins (RESUMABLE_STREAM_TTL_SECONDS). */
   streamRetentionMs: number;
+  webhooks: WebhookConfig;
 }
 
 export interface QueueConfig {
@@ -126,6 +128,7 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
       shutdownGraceMs: e.BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS * 1000,
     },
     streamRetentionMs: e.RESUMABLE_STREAM_TTL_SECONDS * 1000,
+    webhooks: loadWebhookConfig(project, env),
   });
 }
 

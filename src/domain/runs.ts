@@ -8,7 +8,7 @@ import type { CancelAction, RunRepo } from "../storage/run-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../storage/records.js";
 import type { AssistantService } from "./assistants.js";
-import { checkWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
+import { checkWebhookTarget, type ResolveHost, type WebhookUrlPolicy } from "./webhook-url.js";
 
 export interface RunCreate {
   assistant_id: string;
@@ -61,9 +61,15 @@ export interface RunServiceDeps {
   graphs: GraphRegistry;
   signals: RunSignals;
   webhookPolicy?: WebhookUrlPolicy;
+  /** http.disable_webhooks: a webhook is stored on the run but never called, so its URL is not judged. */
+  webhooksDisabled?: boolean;
+  /** Resolves a webhook's host name for the address checks; without it only literal addresses are judged. */
+  resolveHost?: ResolveHost;
   /** Picks the request headers that reach `configurable` (http.configurable_headers). */
   configurableHeaders: (headers: Record<string, string>) => Record<string, string>;
 }
+
+const unresolvable: ResolveHost = () => Promise.reject(new Error("no resolver"));
 
 export function runService(deps: RunServiceDeps): RunService {
   const { runs, threads, assistants, graphs, signals } = deps;
@@ -78,7 +84,9 @@ export function runService(deps: RunServiceDeps): RunService {
     async create(threadId, body, request) {
       const assistant = await assistants.get(body.assistant_id);
       const stateless = threadId === null;
-      if (body.webhook !== undefined) checkWebhookUrl(body.webhook, deps.webhookPolicy);
+      if (body.webhook !== undefined && !deps.webhooksDisabled) {
+        await checkWebhookTarget(body.webhook, deps.webhookPolicy ?? {}, deps.resolveHost ?? unresolvable);
+      }
       if (threadId !== null) {
         const thread = await threads.get(threadId);
         const threadGraph = thread?.metadata.graph_id;

@@ -16,7 +16,7 @@ import type { Storage } from "../storage/ports.js";
 import type { AppEnv } from "./app-env.js";
 import { corsMiddleware } from "./cors.js";
 import { errorHandler } from "./errors.js";
-import { createMetrics } from "./metrics.js";
+import { createMetrics, type MetricsSource } from "./metrics.js";
 import { mountRoutes, type RouteSpec } from "./route.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { healthRoute, metaRoutes } from "./routes/meta.js";
@@ -37,6 +37,8 @@ export interface AppDeps {
   store: StoreService;
   events: RunEventLog;
   log: Logger;
+  /** Counters from outside HTTP (webhook deliveries) shown on /metrics. */
+  metricsSources?: MetricsSource[];
   /** The user's `http.app` (a Hono app or anything with `fetch`), tried before our routes. */
   userApp?: { fetch: (request: Request, ...rest: unknown[]) => Response | Promise<Response> };
 }
@@ -44,7 +46,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   const { config, log } = deps;
   const http = config.project.http;
-  const metrics = createMetrics();
+  const metrics = createMetrics(deps.metricsSources);
   const api = new Hono<AppEnv>();
 
   api.use(requestId());
