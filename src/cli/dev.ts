@@ -71,7 +71,8 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
   );
   // One process owns the database in dev: whatever a previous process left running is orphaned.
   await worker.recover(new Date(Date.now() + config.queue.leaseMs));
-  await deliveries?.recover(new Date(8.64e15));
+  // Alone on the database: every lease is from a process that stopped, even one that has not run out.
+  await deliveries?.recover(new Date(Date.now() + config.webhooks.timeoutMs + 60_000));
   const runs = runService({
     runs: storage.runs,
     checkpoints: storage.checkpoints,

@@ -18,6 +18,7 @@ export interface WebhookDelivery extends NewWebhookDelivery {
   status: WebhookDeliveryStatus;
   /** Attempts started so far, counting the one a claim starts. */
   attempts: number;
+  /** Why the latest unsuccessful attempt failed; kept once the delivery succeeds, for the record. */
   last_error: string | null;
   created_at: string;
   updated_at: string;

@@ -60,7 +60,7 @@ export function postgresWebhooks(pool: Pool): WebhookOutbox {
       const error = result.outcome === "delivered" ? null : result.error;
       const changed = await query(
         pool,
-        `UPDATE webhook_deliveries SET status = $3, next_attempt_at = $4, last_error = $5, lease_owner = NULL, lease_until = NULL, updated_at = $6
+        `UPDATE webhook_deliveries SET status = $3, next_attempt_at = $4, last_error = COALESCE($5, last_error), lease_owner = NULL, lease_until = NULL, updated_at = $6
          WHERE delivery_id = $1 AND lease_owner = $2 AND status = 'pending'`,
         [deliveryId, owner, status, next, error, now],
       );

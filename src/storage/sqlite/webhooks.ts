@@ -62,7 +62,7 @@ export function sqliteWebhooks(db: Database.Database): WebhookOutbox {
       const next = result.outcome === "retry" ? result.next_attempt_at.toISOString() : stamp;
       const error = result.outcome === "delivered" ? null : result.error;
       const changed = sql(
-        `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, last_error = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
+        `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, last_error = COALESCE(?, last_error), lease_owner = NULL, lease_until = NULL, updated_at = ?
          WHERE delivery_id = ? AND lease_owner = ? AND status = 'pending'`,
       ).run(status, next, error, stamp, deliveryId, owner);
       return changed.changes === 1;
