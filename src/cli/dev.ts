@@ -25,6 +25,9 @@ import { createApp, type AppDeps } from "../server/app.js";
 import { openStorage } from "../storage/open-storage.js";
 import { startStoreTtlSweeper } from "../sweepers/store-ttl.js";
 import { startThreadTtlSweeper } from "../sweepers/thread-ttl.js";
+import { WebhookDeliveryLoop } from "../webhooks/delivery-loop.js";
+import { createWebhookMetrics } from "../webhooks/delivery-metrics.js";
+import { resolveHost } from "../webhooks/resolve-host.js";
 
 export interface RunningServer {
   url: string;
@@ -60,16 +63,28 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
   logger.info("graphs loaded", { graphs: graphs.ids(), system_assistants_created: created });
 
   const events = createMemoryEventLog({ retentionMs: config.streamRetentionMs });
-  const worker = new Worker({ storage, store: new GraphStore(store), graphs, events, log: logger }, { workerId: `dev-${process.pid}`, ...config.queue });
+  const webhookMetrics = createWebhookMetrics();
+  let selfUrl = "";
+  const deliveries = config.webhooks.enabled
+    ? new WebhookDeliveryLoop({ outbox: storage.webhooks, log: logger, metrics: webhookMetrics }, config.webhooks, { owner: `dev-${process.pid}`, selfUrl: () => selfUrl })
+    : undefined;
+  const worker = new Worker(
+    { storage, store: new GraphStore(store), graphs, events, log: logger, ...(deliveries ? { webhooks: { recorded: () => deliveries.wake() } } : {}) },
+    { workerId: `dev-${process.pid}`, ...config.queue },
+  );
   // One process owns the database in dev: whatever a previous process left running is orphaned.
   await worker.recover(new Date(Date.now() + config.queue.leaseMs));
+  // Alone on the database: every lease is from a process that stopped, even one that has not run out.
+  await deliveries?.recover(new Date(Date.now() + config.webhooks.timeoutMs + 60_000));
   const runs = runService({
     runs: storage.runs,
     checkpoints: storage.checkpoints,
     threads: storage.threads,
     assistants,
     graphs,
-    webhookPolicy: config.project.raw.webhooks?.url ?? {},
+    webhookPolicy: config.webhooks.policy,
+    webhooksDisabled: !config.webhooks.enabled,
+    resolveHost,
     configurableHeaders: headerFilter(config.project.http.configurable_headers),
     signals: {
       created: async (run) => {
@@ -93,7 +108,6 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     assistants,
     runs,
     graphs,
-    webhookPolicy: config.project.raw.webhooks?.url ?? {},
     clock: cronClock,
   });
   // SQLite runs every statement synchronously on one connection, so firing several at once only
@@ -106,7 +120,21 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
   scheduler.start();
   if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
 
-  const deps: AppDeps = { config, storage, graphs, assistants, threads, state, runs, crons, store, events, log: logger, ...(userApp ? { userApp } : {}) };
+  const deps: AppDeps = {
+    config,
+    storage,
+    graphs,
+    assistants,
+    threads,
+    state,
+    runs,
+    crons,
+    store,
+    events,
+    log: logger,
+    metricsSources: [webhookMetrics],
+    ...(userApp ? { userApp } : {}),
+  };
   const { app } = createApp(deps);
   const sweeper = startThreadTtlSweeper({
     threads,
@@ -132,6 +160,8 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}${config.mountPrefix}`;
+  selfUrl = url;
+  deliveries?.start();
   logger.info("listening", { url, docs: `${url}/docs` });
 
   let closing: Promise<void> | null = null;
@@ -145,6 +175,8 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
         await sweeper.stop();
         await storeSweeper?.stop();
         await worker.stop(config.queue.shutdownGraceMs);
+        // After the worker: runs finishing during the grace period still record their webhooks.
+        await deliveries?.stop();
         // Open streams would hold close() forever; their clients reconnect elsewhere.
         (server as import("node:http").Server).closeAllConnections();
         await new Promise<void>((done) => server.close(() => done()));

@@ -116,17 +116,20 @@ const checkpointer = z
   })
   .strict();
 
-const webhooks = z
+export const WebhooksSchema = z
   .object({
-    env_prefix: z.string().default("LG_WEBHOOK_"),
-    headers: z.record(z.string(), z.string()).optional(),
+    env_prefix: z.string().min(1).default("LG_WEBHOOK_"),
+    headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be a valid HTTP header name"), z.string()).optional(),
     url: z
       .object({
         require_https: z.boolean().optional(),
-        allowed_domains: z.array(z.string()).optional(),
-        allowed_ports: z.array(z.number().int()).optional(),
+        allowed_domains: z
+          .array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, "must be a host name, or '*.' followed by one"))
+          .optional(),
+        allowed_ports: z.array(z.number().int().min(1).max(65535)).optional(),
         max_url_length: z.number().int().positive().optional(),
         disable_loopback: z.boolean().default(true),
+        allow_private_networks: z.boolean().default(false),
       })
       .strict()
       .optional(),
@@ -141,7 +144,7 @@ export const LanggraphJsonSchema = z
     auth: auth.optional(),
     store: store.optional(),
     checkpointer: checkpointer.optional(),
-    webhooks: webhooks.optional(),
+    webhooks: WebhooksSchema.optional(),
     node_version: z.string().optional(),
     dependencies: z.array(z.string()).optional(),
     dockerfile_lines: z.array(z.string()).optional(),

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { StartupError } from "../errors.js";
 import type { LogLevel } from "../logging.js";
 import { loadProjectConfig, type ProjectConfig } from "./langgraph-config.js";
+import { loadWebhookConfig, type WebhookConfig } from "./webhook-config.js";
 
 export interface DevFlags {
   config?: string;
@@ -40,6 +41,7 @@ export interface ServerConfig {
   /** How long a finished run's events stay readable for joins (RESUMABLE_STREAM_TTL_SECONDS). */
   streamRetentionMs: number;
   cron: CronConfig;
+  webhooks: WebhookConfig;
 }
 
 export interface CronConfig {
@@ -140,6 +142,7 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
       pollMs: 1_000,
       ...(e.GANTRY_CRON_CLOCK_FILE !== undefined ? { clockFile: resolve(e.GANTRY_CRON_CLOCK_FILE) } : {}),
     },
+    webhooks: loadWebhookConfig(project, env),
   });
 }
 

@@ -11,7 +11,6 @@ import type { Json, JsonObject, Run } from "../storage/records.js";
 import type { AssistantService } from "./assistants.js";
 import { nextRunDate, parseLiveSchedule, parseSchedule } from "./cron-schedule.js";
 import { checkNodes, checkThreadGraph, mergeConfig, type RunCreate, type RunService } from "./runs.js";
-import { checkWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
 
 /** The run fields a cron keeps in its payload; every run it creates starts from them. */
 export const CRON_RUN_FIELDS = [
@@ -71,7 +70,6 @@ export interface CronServiceDeps {
   assistants: AssistantService;
   runs: RunService;
   graphs: GraphRegistry;
-  webhookPolicy?: WebhookUrlPolicy;
   /** The time schedules are read at; the scheduler's clock. */
   clock: () => Date;
 }
@@ -90,7 +88,7 @@ export function cronService(deps: CronServiceDeps): CronService {
 
   /** The checks a run with these fields would meet at creation, made now rather than at the first occurrence. */
   const checkRunFields = async (graphId: string, assistantConfig: JsonObject, fields: CronRunFields) => {
-    if (fields.webhook !== undefined) checkWebhookUrl(fields.webhook, deps.webhookPolicy);
+    if (fields.webhook !== undefined) await runs.checkWebhook(fields.webhook);
     await checkNodes(graphs, graphId, mergeConfig(assistantConfig, fields.config), { assistant_id: graphId, ...fields });
   };
 

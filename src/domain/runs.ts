@@ -8,7 +8,7 @@ import type { CancelAction, RunRepo } from "../storage/run-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
 import type { Assistant, Json, JsonObject, MultitaskStrategy, Run, RunStatus, Thread } from "../storage/records.js";
 import type { AssistantService } from "./assistants.js";
-import { checkWebhookUrl, type WebhookUrlPolicy } from "./webhook-url.js";
+import { checkWebhookTarget, type ResolveHost, type WebhookUrlPolicy } from "./webhook-url.js";
 
 export interface RunCreate {
   assistant_id: string;
@@ -51,6 +51,8 @@ export interface RunService {
   delete(threadId: string | undefined, runId: string): Promise<void>;
   cancel(threadId: string | undefined, runId: string, action: CancelAction): Promise<Run>;
   cancelMany(target: { threadId: string; runIds: string[] } | { status: "pending" | "running" | "all" }, action: CancelAction): Promise<void>;
+  /** Refuses a webhook URL that a run could not be created with (crons check theirs up front). */
+  checkWebhook(url: string): Promise<void>;
 }
 
 export interface RunServiceDeps {
@@ -61,9 +63,15 @@ export interface RunServiceDeps {
   graphs: GraphRegistry;
   signals: RunSignals;
   webhookPolicy?: WebhookUrlPolicy;
+  /** http.disable_webhooks: a webhook is stored on the run but never called, so its URL is not judged. */
+  webhooksDisabled?: boolean;
+  /** Resolves a webhook's host name for the address checks; without it only literal addresses are judged. */
+  resolveHost?: ResolveHost;
   /** Picks the request headers that reach `configurable` (http.configurable_headers). */
   configurableHeaders: (headers: Record<string, string>) => Record<string, string>;
 }
+
+const unresolvable: ResolveHost = () => Promise.reject(new Error("no resolver"));
 
 export function runService(deps: RunServiceDeps): RunService {
   const { runs, threads, assistants, graphs, signals } = deps;
@@ -74,11 +82,16 @@ export function runService(deps: RunServiceDeps): RunService {
     return run;
   };
 
+  const checkWebhook = async (url: string) => {
+    if (!deps.webhooksDisabled) await checkWebhookTarget(url, deps.webhookPolicy ?? {}, deps.resolveHost ?? unresolvable);
+  };
+
   return {
+    checkWebhook,
     async create(threadId, body, request) {
       const assistant = await assistants.get(body.assistant_id);
       const stateless = threadId === null;
-      if (body.webhook !== undefined) checkWebhookUrl(body.webhook, deps.webhookPolicy);
+      if (body.webhook !== undefined) await checkWebhook(body.webhook);
       if (threadId !== null) {
         const thread = await threads.get(threadId);
         if (thread) checkThreadGraph(thread, assistant);

@@ -1,26 +1,36 @@
-// Run-completion webhook URLs are checked when the run is created (spec §5): loopback and relative
-// targets are refused unless the project allows them, and the domain/port/https policy applies.
+// Run-completion webhook URLs are checked when the run is created (spec §5): loopback, private,
+// link-local and metadata targets are refused unless the project allows them, the domain/port/https
+// policy applies, and a host name is resolved so a name pointing into a private network is refused
+// too. Delivery checks the resolved address again (webhooks/), since DNS answers can change.
 import { isIP } from "node:net";
 import { invalid } from "../errors.js";
+import { addressRefusal } from "./webhook-address.js";
 
 export interface WebhookUrlPolicy {
   require_https?: boolean;
   allowed_domains?: string[];
   allowed_ports?: number[];
   max_url_length?: number;
+  /** Refuse loopback targets and relative URLs (the platform's default: true). */
   disable_loopback?: boolean;
+  /** Allow private and link-local targets (RFC 1918, CGNAT, fc00::/7, fe80::/10); metadata services stay refused. */
+  allow_private_networks?: boolean;
 }
+
+/** Resolves a host name to its addresses; rejects when it cannot. */
+export type ResolveHost = (host: string) => Promise<string[]>;
 
 const LOOPBACK_HOSTS = new Set(["localhost", "host.docker.internal", "ip6-localhost", "ip6-loopback"]);
 
-export function checkWebhookUrl(url: string, policy: WebhookUrlPolicy = {}): void {
+/** The policy checks that need no network; returns the parsed URL (null for a relative one). */
+export function checkWebhookUrl(url: string, policy: WebhookUrlPolicy = {}): URL | null {
   const disableLoopback = policy.disable_loopback ?? true;
   if (policy.max_url_length !== undefined && url.length > policy.max_url_length) {
-    throw invalid(`Field 'webhook' is longer than the allowed ${policy.max_url_length} characters`);
+    throw invalid(`Field 'webhook' is longer than the allowed ${policy.max_url_length} characters (webhooks.url.max_url_length)`);
   }
   if (url.startsWith("/")) {
     if (disableLoopback) throw invalid("Field 'webhook' is a relative URL, which would call this server; loopback webhooks are disabled (webhooks.url.disable_loopback)");
-    return;
+    return null;
   }
   let parsed: URL;
   try {
@@ -30,9 +40,13 @@ export function checkWebhookUrl(url: string, policy: WebhookUrlPolicy = {}): voi
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw invalid("Field 'webhook' must be an http or https URL");
   if (policy.require_https && parsed.protocol !== "https:") throw invalid("Field 'webhook' must use https (webhooks.url.require_https)");
-  const host = parsed.hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (disableLoopback && isLoopback(host)) {
+  const host = webhookHost(parsed);
+  if (disableLoopback && isLoopbackName(host)) {
     throw invalid(`Field 'webhook' points at a loopback address (${host}); loopback webhooks are disabled (webhooks.url.disable_loopback)`);
+  }
+  if (isIP(host)) {
+    const refusal = addressRefusal(host, policy);
+    if (refusal) throw invalid(`Field 'webhook' is refused: ${refusal}`);
   }
   if (policy.allowed_domains && !policy.allowed_domains.some((d) => domainMatches(host, d.toLowerCase()))) {
     throw invalid(`Field 'webhook' host ${host} is not in webhooks.url.allowed_domains`);
@@ -41,13 +55,37 @@ export function checkWebhookUrl(url: string, policy: WebhookUrlPolicy = {}): voi
     const port = Number(parsed.port || (parsed.protocol === "https:" ? 443 : 80));
     if (!policy.allowed_ports.includes(port)) throw invalid(`Field 'webhook' port ${port} is not in webhooks.url.allowed_ports`);
   }
+  return parsed;
 }
 
-function isLoopback(host: string): boolean {
-  if (LOOPBACK_HOSTS.has(host) || host.endsWith(".localhost")) return true;
-  if (isIP(host) === 4) return host.startsWith("127.") || host === "0.0.0.0";
-  if (isIP(host) === 6) return host === "::1" || host === "::" || host.startsWith("::ffff:127.");
-  return false;
+/**
+ * All the checks, resolving a host name too. A name that does not resolve now is accepted: DNS may
+ * be down for a moment, and delivery checks the address it connects to anyway.
+ */
+export async function checkWebhookTarget(url: string, policy: WebhookUrlPolicy, resolveHost: ResolveHost): Promise<void> {
+  const parsed = checkWebhookUrl(url, policy);
+  if (!parsed) return;
+  const host = webhookHost(parsed);
+  if (isIP(host)) return;
+  let addresses: string[];
+  try {
+    addresses = await resolveHost(host);
+  } catch {
+    return;
+  }
+  for (const address of addresses) {
+    const refusal = addressRefusal(address, policy);
+    if (refusal) throw invalid(`Field 'webhook' is refused: ${host} resolves to ${refusal}`);
+  }
+}
+
+/** The URL's host without IPv6 brackets, lower-cased. */
+export function webhookHost(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+}
+
+function isLoopbackName(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || host.endsWith(".localhost");
 }
 
 /** `*.example.com` matches subdomains only; a plain name matches itself. */

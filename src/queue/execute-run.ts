@@ -15,6 +15,8 @@ import { serializeError } from "../runtime/wire-serde.js";
 import type { Storage } from "../storage/ports.js";
 import type { Json, JsonObject } from "../storage/records.js";
 import type { CancelAction, ClaimedRun, RunOutcome } from "../storage/run-ports.js";
+import { newId } from "../ids.js";
+import { webhookPayload } from "../webhooks/payload.js";
 
 export interface ExecutionContext {
   storage: Storage;
@@ -29,6 +31,8 @@ export interface ExecutionContext {
   cancelAction: () => CancelAction | undefined;
   /** Ends the run with `timeout` after this many ms (BG_JOB_TIMEOUT_SECS). */
   timeoutMs: number;
+  /** Absent with http.disable_webhooks; `recorded` wakes the delivery loop after a webhook was written. */
+  webhooks?: { recorded: () => void };
 }
 
 export class RunTimeoutError extends Error {
@@ -131,8 +135,13 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     outcome.delete_thread = true;
     await storage.checkpoints.deleteThread(threadId).catch((err: unknown) => runLog.warn("deleting a temporary thread's checkpoints failed", { err }));
   }
+  if (kwargs.webhook && ctx.webhooks) {
+    const payload = webhookPayload({ run, outcome, startedAt: new Date(run.updated_at), endedAt: new Date() });
+    outcome.webhook = { delivery_id: newId(), run_id: run.run_id, url: kwargs.webhook, payload };
+  }
   const recorded = await storage.runs.finish(run.run_id, ctx.workerId, outcome);
   if (!recorded) runLog.warn("run outcome not recorded: the lease was lost to another worker");
+  else if (outcome.webhook) ctx.webhooks?.recorded();
   await events.end(run.run_id);
   if (await following()) {
     await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: outcome.status } });

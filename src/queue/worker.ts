@@ -37,7 +37,15 @@ export class Worker {
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(
-    private readonly deps: { storage: Storage; store: BaseStore; graphs: GraphRegistry; events: RunEventLog; log: Logger },
+    private readonly deps: {
+      storage: Storage;
+      store: BaseStore;
+      graphs: GraphRegistry;
+      events: RunEventLog;
+      log: Logger;
+      /** Absent when webhooks are disabled; see ExecutionContext. */
+      webhooks?: { recorded: () => void };
+    },
     private readonly options: WorkerOptions,
   ) {}
 
@@ -131,6 +139,7 @@ export class Worker {
       signal: controller.signal,
       cancelAction: () => entry.action,
       timeoutMs: this.options.timeoutMs,
+      ...(this.deps.webhooks ? { webhooks: this.deps.webhooks } : {}),
     })
       .catch((err: unknown) => this.deps.log.error("run execution failed unexpectedly", { run_id: run.run_id, err }))
       .finally(() => {

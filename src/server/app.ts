@@ -17,7 +17,7 @@ import type { Storage } from "../storage/ports.js";
 import type { AppEnv } from "./app-env.js";
 import { corsMiddleware } from "./cors.js";
 import { errorHandler } from "./errors.js";
-import { createMetrics } from "./metrics.js";
+import { createMetrics, type MetricsSource } from "./metrics.js";
 import { mountRoutes, type RouteSpec } from "./route.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
@@ -40,6 +40,8 @@ export interface AppDeps {
   store: StoreService;
   events: RunEventLog;
   log: Logger;
+  /** Counters from outside HTTP (webhook deliveries) shown on /metrics. */
+  metricsSources?: MetricsSource[];
   /** The user's `http.app` (a Hono app or anything with `fetch`), tried before our routes. */
   userApp?: { fetch: (request: Request, ...rest: unknown[]) => Response | Promise<Response> };
 }
@@ -47,7 +49,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   const { config, log } = deps;
   const http = config.project.http;
-  const metrics = createMetrics();
+  const metrics = createMetrics(deps.metricsSources);
   const api = new Hono<AppEnv>();
 
   api.use(requestId());

@@ -15,10 +15,16 @@ interface Series {
 export interface Metrics {
   observe(method: string, route: string, status: number, seconds: number): void;
   prometheus(): string;
-  json(): { requests: Array<Omit<Series, "buckets">> };
+  json(): { requests: Array<Omit<Series, "buckets">> } & Record<string, unknown>;
 }
 
-export function createMetrics(): Metrics {
+/** Counters kept elsewhere (the webhook delivery loop) that /metrics renders with its own. */
+export interface MetricsSource {
+  prometheus(): string;
+  json(): Record<string, unknown>;
+}
+
+export function createMetrics(sources: MetricsSource[] = []): Metrics {
   const series = new Map<string, Series>();
   const startedAt = Date.now();
   return {
@@ -58,10 +64,11 @@ export function createMetrics(): Metrics {
         "# TYPE gantry_uptime_seconds gauge",
         `gantry_uptime_seconds ${(Date.now() - startedAt) / 1000}`,
       );
-      return lines.join("\n") + "\n";
+      return lines.join("\n") + "\n" + sources.map((source) => source.prometheus()).join("");
     },
     json() {
-      return { requests: [...series.values()].map(({ buckets: _buckets, ...rest }) => rest) };
+      const extra = Object.assign({}, ...sources.map((source) => source.json())) as Record<string, unknown>;
+      return { ...extra, requests: [...series.values()].map(({ buckets: _buckets, ...rest }) => rest) };
     },
   };
 }

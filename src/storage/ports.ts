@@ -5,6 +5,7 @@ import type { CronRepo } from "./cron-ports.js";
 import type { Assistant, AssistantVersion, Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "./records.js";
 import type { RunRepo } from "./run-ports.js";
 import type { StoreRepo } from "./store-ports.js";
+import type { WebhookOutbox } from "./webhook-ports.js";
 
 export type SortOrder = "asc" | "desc";
 
@@ -124,6 +125,7 @@ export interface Storage {
   checkpoints: CheckpointStore;
   store: StoreRepo;
   crons: CronRepo;
+  webhooks: WebhookOutbox;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

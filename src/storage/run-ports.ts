@@ -2,6 +2,7 @@
 // the same transaction, a worker claims the oldest eligible run under a lease, and finishing a run
 // sets the thread's status in the same transaction, so a thread is never left busy by a half-write.
 import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus, ThreadStatus } from "./records.js";
+import type { NewWebhookDelivery } from "./webhook-ports.js";
 
 export type CancelAction = "interrupt" | "rollback";
 
@@ -55,6 +56,8 @@ export interface RunOutcome {
   delete_run?: boolean;
   /** Delete the thread too (a stateless run's temporary thread). */
   delete_thread?: boolean;
+  /** The run's webhook, written to the outbox in the same transaction (only when the outcome is recorded). */
+  webhook?: NewWebhookDelivery;
 }
 
 export interface CancelResult {

@@ -5,6 +5,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import type { Storage } from "../../src/storage/ports.js";
+import { openPostgresStorage } from "../../src/storage/postgres/open-postgres.js";
+import { openSqliteStorage } from "../../src/storage/sqlite/open-sqlite.js";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
 
@@ -13,6 +16,8 @@ export type Backend = "sqlite" | "postgres";
 export interface GantryStore {
   backend: Backend;
   start(config: string, env?: Record<string, string>): Promise<RunningGantry>;
+  /** Opens the storage the servers use, as another process would, to check what they wrote. */
+  openStorage(): Promise<Storage>;
   dispose(): Promise<void>;
 }
 
@@ -23,6 +28,7 @@ export const openSqliteStore: OpenStore = async () => {
   return {
     backend: "sqlite",
     start: (config, env) => startGantry({ config, dataDir, ...(env ? { env } : {}) }),
+    openStorage: async () => openSqliteStorage(join(dataDir, "gantry.sqlite")),
     dispose: () => rm(dataDir, { recursive: true, force: true }),
   };
 };
@@ -50,6 +56,7 @@ export const openPostgresStore: OpenStore = async () => {
   return {
     backend: "postgres",
     start: (config, env) => startGantry({ config, env: { ...env, DATABASE_URL: url.toString() } }),
+    openStorage: () => openPostgresStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 }),
     dispose: () => onTestDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`),
   };
 };

@@ -231,7 +231,7 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", timezone: "Mars/Olympus" }, /Field 'timezone' is not an IANA time zone name: 'Mars\/Olympus'/],
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", end_time: "tomorrow" }, /Field 'end_time'/],
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", on_run_completed: "archive" }, /Field 'on_run_completed'/],
-        ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", webhook: "http://127.0.0.1:9/hook" }, /Field 'webhook' points at a loopback address/],
+        ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", webhook: "http://127.0.0.1:9/hook" }, /Field 'webhook' is refused: 127.0.0.1 is a loopback address/],
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", interrupt_before: ["nope"] }, /unknown node\(s\) 'nope'/],
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", every: "minute" }, /Unknown field 'every'/],
         ["POST", `/threads/${thread.thread_id}/runs/crons`, { assistant_id: "tick", schedule: "* * * * *", on_run_completed: "keep" }, /'on_run_completed' applies to stateless crons only/],

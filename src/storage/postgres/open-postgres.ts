@@ -11,6 +11,7 @@ import { checkSchemaName, migratePostgres } from "./migrate.js";
 import { postgresRuns } from "./runs.js";
 import { postgresStore } from "./store.js";
 import { postgresThreads } from "./threads.js";
+import { postgresWebhooks } from "./webhooks.js";
 
 export interface PostgresOptions {
   url: string;
@@ -61,6 +62,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
     checkpoints,
     store: postgresStore(pool),
     crons: postgresCrons(pool),
+    webhooks: postgresWebhooks(pool),
     async ping() {
       try {
         await pool.query("SELECT 1");

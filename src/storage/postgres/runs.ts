@@ -6,6 +6,7 @@ import type { Pool, PoolClient } from "pg";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../records.js";
 import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, RunRepo } from "../run-ports.js";
 import { param, run as query, transaction } from "./sql-helpers.js";
+import { insertWebhookDelivery } from "./webhooks.js";
 
 const COLUMN_NAMES = [
   "run_id",
@@ -296,6 +297,7 @@ export function postgresRuns(pool: Pool): RunRepo {
               [runId, workerId, outcome.status, now],
             );
         if (owned.rowCount !== 1) return false;
+        if (outcome.webhook) await insertWebhookDelivery(client, outcome.webhook, now);
         if (outcome.delete_thread) {
           await query(client, "DELETE FROM threads WHERE thread_id = $1", [threadId]);
           return true;

@@ -10,6 +10,7 @@ import { migrateSqlite } from "./migrate.js";
 import { sqliteRuns } from "./runs.js";
 import { sqliteStore } from "./store.js";
 import { sqliteThreads } from "./threads.js";
+import { sqliteWebhooks } from "./webhooks.js";
 
 export interface SqliteStorage extends Storage {
   readonly file: string;
@@ -36,6 +37,7 @@ export function openSqliteStorage(file: string): SqliteStorage {
     checkpoints: sqliteCheckpoints(db),
     store: sqliteStore(db),
     crons: sqliteCrons(db),
+    webhooks: sqliteWebhooks(db),
     async ping() {
       return db.prepare("SELECT 1 AS ok").get() !== undefined;
     },

@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../records.js";
 import type { CancelAction, CancelResult, ClaimedRun, EnqueueOptions, EnqueueResult, NewRun, RunOutcome, RunRepo } from "../run-ports.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
+import { insertWebhookDelivery } from "./webhooks.js";
 
 const COLUMNS =
   "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, attempt, cancel_action";
@@ -155,6 +156,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
         "UPDATE runs SET status = ?, lease_owner = NULL, lease_until = NULL, cancel_action = NULL, updated_at = ? WHERE run_id = ?",
       ).run(outcome.status, now, runId);
     }
+    if (outcome.webhook) insertWebhookDelivery(db, outcome.webhook, now);
     if (outcome.delete_thread) {
       sql("DELETE FROM threads WHERE thread_id = ?").run(row.thread_id);
       return true;

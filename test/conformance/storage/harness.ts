@@ -10,6 +10,7 @@ import { migrationCases } from "./migrations.cases.js";
 import { runCases } from "./runs.cases.js";
 import { storeCases } from "./store.cases.js";
 import { threadCases } from "./threads.cases.js";
+import { webhookCases } from "./webhooks.cases.js";
 
 /** Every adapter reports the migrations it applied on open; the migration cases read it. */
 export type MigratedStorage = Storage & { readonly migrated: string[] };
@@ -71,6 +72,7 @@ export function describeStorageConformance<S extends MigratedStorage>(label: str
     describe("checkpoints", () => checkpointCases({ storage, test }));
     describe("store", () => storeCases({ storage, test }, harness));
     describe("crons", () => cronCases({ storage, test }, harness));
+    describe("webhooks", () => webhookCases({ storage, test }, harness));
     describe("migrations", () => migrationCases({ storage, test }, harness));
   });
 }
