@@ -5,7 +5,7 @@ import type { Client } from "@langchain/langgraph-sdk";
 import { eventually } from "./http.js";
 import { fixture } from "./fixture-paths.js";
 
-/** echo, chain, interrupt, custom, slow, fails, parent, chat, whoami: see test/fixtures/runs/src. */
+/** echo, chain, interrupt, custom, slow, fails, parent, chat, whoami, tools: see test/fixtures/runs/src. */
 export const RUNS_CONFIG = fixture("runs", "langgraph.json");
 
 /**
