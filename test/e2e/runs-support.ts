@@ -8,6 +8,9 @@ import { fixture } from "./fixture-paths.js";
 /** echo, chain, interrupt, custom, slow, fails, parent, chat, whoami, tools: see test/fixtures/runs/src. */
 export const RUNS_CONFIG = fixture("runs", "langgraph.json");
 
+/** whoami and slow, with http.configurable_headers passing `x-*` headers except x-user-secret. */
+export const RUNS_HEADERS_CONFIG = fixture("runs", "langgraph.headers.json");
+
 /**
  * No shutdown grace: a test that leaves a `slow` run behind must not hold the server's stop for
  * the default 180 s (the harness would SIGKILL it after 10 s anyway).
