@@ -87,7 +87,7 @@ export function describeRunsE2E(label: string, open: OpenStore): void {
         await client.runs.join(threadId, run.run_id);
       });
 
-      it("lists a thread's runs newest first and filters them by status", async () => {
+      it("lists a thread's runs newest first, filters them by status, pages them and selects fields", async () => {
         const threadId = await newThread();
         const first = await client.runs.create(threadId, "echo", { input: { text: "1" } });
         await client.runs.join(threadId, first.run_id);
@@ -99,6 +99,10 @@ export function describeRunsE2E(label: string, open: OpenStore): void {
         expect((await client.runs.list(threadId, { status: "success" })).map((r) => r.run_id)).toEqual([second.run_id, first.run_id]);
         expect(await client.runs.list(threadId, { status: "error" })).toEqual([]);
         expect((await client.runs.list(threadId, { limit: 1, offset: 1 })).map((r) => r.run_id)).toEqual([first.run_id]);
+        expect(await client.runs.list(threadId, { select: ["run_id", "status"] })).toEqual([
+          { run_id: second.run_id, status: "success" },
+          { run_id: first.run_id, status: "success" },
+        ]);
       });
 
       it("answers HTTP 404 to a run looked up on another thread, and to the runs of an unknown thread", async () => {
