@@ -1,6 +1,9 @@
 // Run-completion webhooks end to end: a real `gantry dev` and a real HTTP receiver in the test.
 // Delivery settings are shortened through the environment (timeout, backoff, poll) so retries take
 // milliseconds; nothing asserts on time.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Client } from "@langchain/langgraph-sdk";
 import { verifyWebhook } from "../../src/webhooks/signature.js";
@@ -8,6 +11,7 @@ import type { RunningGantry } from "../support/gantry-process.js";
 import type { GantryStore, OpenStore } from "./backends.js";
 import { fixture } from "./fixture-paths.js";
 import { eventually, request, sdkClient } from "./http.js";
+import { collect } from "./runs-support.js";
 import { startReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 
 const CONFIG = fixture("webhooks", "langgraph.json");
@@ -49,14 +53,22 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
     let client: Client;
     let receiver: WebhookReceiver;
 
+    let clockDir: string;
+    let clockFile: string;
+
     beforeAll(async () => {
+      // Crons read this clock, so a test moves a schedule to its next minute without waiting for it.
+      clockDir = await mkdtemp(join(tmpdir(), "gantry-webhook-clock-"));
+      clockFile = join(clockDir, "clock");
+      await writeFile(clockFile, "2030-01-01T10:00:30.000Z\n");
       store = await openStore();
-      gantry = await store.start(CONFIG, ENV);
+      gantry = await store.start(CONFIG, { ...ENV, GANTRY_CRON_CLOCK_FILE: clockFile });
       client = sdkClient(gantry.url);
     });
     afterAll(async () => {
       await gantry?.stop();
       await store?.dispose();
+      if (clockDir) await rm(clockDir, { recursive: true, force: true });
     });
     beforeEach(async () => {
       receiver = await startReceiver();
@@ -95,6 +107,34 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
       expect(Date.parse(run_started_at!)).toBeLessThanOrEqual(Date.parse(run_ended_at!));
       expect(Date.parse(run_ended_at!)).toBeLessThanOrEqual(Date.parse(webhook_sent_at!));
       expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
+    });
+
+    it("sends the webhook of runs from every endpoint that takes one: stream, wait and batch, on a thread or not, and a cron's", async () => {
+      const hook = (name: string) => `${receiver.url}/${name}`;
+      const expected = new Map<string, string>();
+      const created = (name: string) => ({ webhook: hook(name), onRunCreated: ({ run_id }: { run_id: string }) => void expected.set(`/${name}`, run_id) });
+
+      const thread = await client.threads.create();
+      await collect(client.runs.stream(thread.thread_id, "echo", { input: { text: "s" }, ...created("stream-thread") }));
+      await collect(client.runs.stream(null, "echo", { input: { text: "s" }, ...created("stream-stateless") }));
+      await client.runs.wait(thread.thread_id, "echo", { input: { text: "w" }, ...created("wait-thread") });
+      await client.runs.wait(null, "echo", { input: { text: "w" }, ...created("wait-stateless") });
+      const batch = (await client.runs.createBatch([
+        { assistantId: "echo", input: { text: "b0" }, webhook: hook("batch-0") },
+        { assistantId: "echo", input: { text: "b1" }, webhook: hook("batch-1") },
+      ])) as Array<{ run_id: string }>;
+      expected.set("/batch-0", batch[0]!.run_id).set("/batch-1", batch[1]!.run_id);
+
+      const cron = await client.crons.create("echo", { schedule: "* * * * *", input: { text: "c" }, webhook: hook("cron") });
+      expect(cron.payload).toMatchObject({ webhook: hook("cron") });
+      await writeFile(clockFile, "2030-01-01T10:01:00.000Z\n");
+
+      const hooks = await receiver.waitFor(expected.size + 1);
+      await client.crons.delete(cron.cron_id);
+      const byPath = new Map(hooks.map((h) => [h.path, h.json]));
+      expect([...byPath.keys()].sort()).toEqual([...expected.keys(), "/cron"].sort());
+      for (const [path, runId] of expected) expect(byPath.get(path), path).toMatchObject({ run_id: runId, status: "success" });
+      expect(byPath.get("/cron")).toMatchObject({ status: "success", metadata: { cron_id: cron.cron_id }, values: { text: "c", reply: "echo: c" } });
     });
 
     it("sends a failed run's error as {error, message}, for stateless runs too", async () => {
