@@ -294,5 +294,34 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
         await second.stop();
       }
     });
+
+    it("checks the address again at delivery: a pending webhook to localhost, resumed under the default policy, is refused and not retried", async () => {
+      const env = { ...ENV, GANTRY_WEBHOOK_TIMEOUT_MS: "60000" };
+      receiver.script("hang");
+      const permissive = await store.start(CONFIG, env);
+      let runId: string;
+      const before = receiver.received.length;
+      try {
+        const port = new URL(receiver.url).port;
+        const run = await sdkClient(permissive.url).runs.create(null, "echo", { input: { text: "rebound" }, webhook: `http://localhost:${port}/rebound` });
+        runId = run.run_id;
+        await receiver.waitFor(before + 1);
+      } finally {
+        await permissive.stop();
+      }
+
+      const strict = await store.start(DEFAULT_POLICY_CONFIG, env);
+      try {
+        const [delivery] = await eventually("the resumed delivery to be refused", async () => {
+          const rows = await deliveriesOf(store, runId);
+          return rows[0]?.status === "failed" ? rows : undefined;
+        });
+        expect(delivery).toMatchObject({ attempts: 2, last_error: expect.stringMatching(/^refused: localhost resolves to .*loopback.*not retried$/) });
+        expect(receiver.received).toHaveLength(before + 1);
+        expect(await webhookAttempts(strict)).toMatchObject({ delivered: 0, retry: 0, failed: 1 });
+      } finally {
+        await strict.stop();
+      }
+    });
   });
 }
