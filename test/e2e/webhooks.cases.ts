@@ -143,6 +143,15 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
       expect(hook!.json).toMatchObject({ status: "error", error: { error: "BoomError", message: "boom" } });
     });
 
+    it("sends the webhook of a cancelled run with status interrupted", async () => {
+      const thread = await client.threads.create();
+      const run = await client.runs.create(thread.thread_id, "slow", { input: { ms: 60_000, label: "cut" }, webhook: `${receiver.url}/cancelled` });
+      await eventually("the run to be running", async () => ((await client.runs.get(thread.thread_id, run.run_id)).status === "running" ? true : undefined));
+      await client.runs.cancel(thread.thread_id, run.run_id, true);
+      const [hook] = await receiver.waitFor(1);
+      expect(hook!.json).toMatchObject({ run_id: run.run_id, status: "interrupted", run_ended_at: expect.stringMatching(ISO) });
+    });
+
     it("retries a receiver that fails twice: three attempts with the same delivery id, counted in /metrics", async () => {
       const before = await webhookAttempts(gantry);
       receiver.script(503, 500);
