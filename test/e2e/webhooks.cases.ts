@@ -46,6 +46,19 @@ async function deliveriesOf(store: GantryStore, runId: string) {
   }
 }
 
+/**
+ * Waits until each run's delivery is recorded as finished, so its attempt is counted in /metrics
+ * before the next test reads the counters.
+ */
+async function settled(store: GantryStore, runIds: string[]): Promise<void> {
+  for (const runId of runIds) {
+    await eventually(`the delivery of run ${runId} to be recorded`, async () => {
+      const rows = await deliveriesOf(store, runId);
+      return rows.length > 0 && rows.every((r) => r.status !== "pending") ? true : undefined;
+    });
+  }
+}
+
 export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
   describe(`webhooks end to end (${label})`, () => {
     let store: GantryStore;
@@ -107,6 +120,7 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
       expect(Date.parse(run_started_at!)).toBeLessThanOrEqual(Date.parse(run_ended_at!));
       expect(Date.parse(run_ended_at!)).toBeLessThanOrEqual(Date.parse(webhook_sent_at!));
       expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
+      await settled(store, [run.run_id]);
     });
 
     it("sends the webhook of runs from every endpoint that takes one: stream, wait and batch, on a thread or not, and a cron's", async () => {
@@ -135,12 +149,14 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
       expect([...byPath.keys()].sort()).toEqual([...expected.keys(), "/cron"].sort());
       for (const [path, runId] of expected) expect(byPath.get(path), path).toMatchObject({ run_id: runId, status: "success" });
       expect(byPath.get("/cron")).toMatchObject({ status: "success", metadata: { cron_id: cron.cron_id }, values: { text: "c", reply: "echo: c" } });
+      await settled(store, hooks.map((h) => h.json.run_id as string));
     });
 
     it("sends a failed run's error as {error, message}, for stateless runs too", async () => {
       await client.runs.create(null, "fails", { input: { text: "x" }, webhook: `${receiver.url}/failed` });
       const [hook] = await receiver.waitFor(1);
       expect(hook!.json).toMatchObject({ status: "error", error: { error: "BoomError", message: "boom" } });
+      await settled(store, [hook!.json.run_id as string]);
     });
 
     it("sends the webhook of a cancelled run with status interrupted", async () => {
@@ -150,6 +166,7 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
       await client.runs.cancel(thread.thread_id, run.run_id, true);
       const [hook] = await receiver.waitFor(1);
       expect(hook!.json).toMatchObject({ run_id: run.run_id, status: "interrupted", run_ended_at: expect.stringMatching(ISO) });
+      await settled(store, [run.run_id]);
     });
 
     it("retries a receiver that fails twice: three attempts with the same delivery id, counted in /metrics", async () => {
