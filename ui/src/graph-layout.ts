@@ -1,5 +1,6 @@
-// Places a graph's nodes for drawing: each node's row is its distance from `__start__` (breadth
-// first, so cycles end), nodes in a row share the width. Pure, so the drawing stays dumb.
+// Places a graph's nodes for drawing: each node's row is its longest distance from `__start__`
+// once edges that close a cycle are set aside (so every forward edge points down and `__end__`
+// sits at the bottom); nodes in a row share the width. Pure, so the drawing stays dumb.
 export interface GraphJson {
   nodes: { id: string | number; data?: unknown }[];
   edges: { source: string | number; target: string | number; conditional?: boolean }[];
@@ -20,7 +21,7 @@ export interface PlacedEdge {
 }
 
 export const NODE_HEIGHT = 32;
-const ROW_GAP = 64;
+export const ROW_GAP = 64;
 const COLUMN_GAP = 24;
 const CHAR_WIDTH = 7.5;
 
@@ -29,18 +30,7 @@ export function layoutGraph(graph: GraphJson): { nodes: PlacedNode[]; edges: Pla
   const next = new Map<string, string[]>(ids.map((id) => [id, []]));
   for (const e of graph.edges) next.get(String(e.source))?.push(String(e.target));
 
-  const row = new Map<string, number>();
-  const start = ids.includes("__start__") ? "__start__" : ids[0];
-  const queue = start === undefined ? [] : [start];
-  if (start !== undefined) row.set(start, 0);
-  while (queue.length > 0) {
-    const id = queue.shift()!;
-    for (const target of next.get(id) ?? []) {
-      if (row.has(target)) continue;
-      row.set(target, row.get(id)! + 1);
-      queue.push(target);
-    }
-  }
+  const row = longestPathRows(next, ids.includes("__start__") ? "__start__" : ids[0]);
   // Unreachable nodes go below the rest rather than on top of __start__.
   const deepest = Math.max(0, ...row.values());
   for (const id of ids) if (!row.has(id)) row.set(id, deepest + 1);
@@ -49,8 +39,8 @@ export function layoutGraph(graph: GraphJson): { nodes: PlacedNode[]; edges: Pla
   for (const id of ids) (rows[row.get(id)!] ??= []).push(id);
   const widthOf = (id: string) => Math.max(72, id.length * CHAR_WIDTH + 24);
   const rowWidth = (r: string[]) => r.reduce((sum, id) => sum + widthOf(id), 0) + COLUMN_GAP * (r.length - 1);
-  // The extra 40 leaves room for back edges, which loop out on the right.
-  const width = Math.max(...rows.filter(Boolean).map(rowWidth), 0) + 2 * COLUMN_GAP + 40;
+  // The extra 90 leaves room for edges that curve out on the right.
+  const width = Math.max(...rows.filter(Boolean).map(rowWidth), 0) + 2 * COLUMN_GAP + 90;
 
   const placed = new Map<string, PlacedNode>();
   rows.forEach((r, index) => {
@@ -68,4 +58,31 @@ export function layoutGraph(graph: GraphJson): { nodes: PlacedNode[]; edges: Pla
   });
   const height = COLUMN_GAP * 2 + rows.length * NODE_HEIGHT + Math.max(0, rows.length - 1) * ROW_GAP;
   return { nodes: [...placed.values()], edges, width, height };
+}
+
+function longestPathRows(next: Map<string, string[]>, start: string | undefined): Map<string, number> {
+  // Depth-first from the start: an edge to a node still on the stack closes a cycle.
+  const back = new Set<string>();
+  const state = new Map<string, "open" | "done">();
+  const order: string[] = [];
+  const visit = (id: string) => {
+    state.set(id, "open");
+    for (const target of next.get(id) ?? []) {
+      if (state.get(target) === "open") back.add(`${id}\u0000${target}`);
+      else if (!state.has(target)) visit(target);
+    }
+    state.set(id, "done");
+    order.push(id);
+  };
+  if (start !== undefined) visit(start);
+  const row = new Map<string, number>();
+  if (start !== undefined) row.set(start, 0);
+  // Reverse post-order is a topological order of the forward edges.
+  for (const id of order.reverse()) {
+    for (const target of next.get(id) ?? []) {
+      if (back.has(`${id}\u0000${target}`)) continue;
+      row.set(target, Math.max(row.get(target) ?? 0, row.get(id)! + 1));
+    }
+  }
+  return row;
 }

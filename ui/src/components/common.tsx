@@ -40,10 +40,6 @@ export function Link({ to, children, class: className }: { to: string; children:
   );
 }
 
-export function shortId(id: string): string {
-  return id.length > 13 ? `${id.slice(0, 8)}…` : id;
-}
-
 export function when(iso: string | undefined): string {
   return iso ? new Date(iso).toLocaleString() : "";
 }

@@ -1,6 +1,6 @@
 // Draws an assistant's graph (GET /assistants/{id}/graph) as SVG boxes and arrows; conditional
-// edges are dashed, edges going back up curve around the side.
-import { layoutGraph, NODE_HEIGHT, type GraphJson, type PlacedEdge } from "../graph-layout.js";
+// edges are dashed, and edges going back up or skipping rows curve around the side.
+import { layoutGraph, NODE_HEIGHT, ROW_GAP, type GraphJson, type PlacedEdge } from "../graph-layout.js";
 
 export function GraphDrawing({ graph }: { graph: GraphJson }) {
   const { nodes, edges, width, height } = layoutGraph(graph);
@@ -30,7 +30,10 @@ export function GraphDrawing({ graph }: { graph: GraphJson }) {
 function edgePath({ from, to }: PlacedEdge): string {
   const fromX = from.x + from.width / 2;
   const toX = to.x + to.width / 2;
-  if (to.y > from.y) return `M ${fromX} ${from.y + NODE_HEIGHT} L ${toX} ${to.y}`;
+  const fromBottom = from.y + NODE_HEIGHT;
+  // An edge skipping rows bows out to the right so it does not run through the nodes between.
+  if (to.y > fromBottom + ROW_GAP) return `M ${fromX} ${fromBottom} C ${fromX + 90} ${fromBottom + ROW_GAP}, ${toX + 90} ${to.y - ROW_GAP}, ${toX + 12} ${to.y}`;
+  if (to.y > from.y) return `M ${fromX} ${fromBottom} L ${toX} ${to.y}`;
   // Back edge or same row: leave from the right side, loop out and come back in on the right.
   const right = Math.max(from.x + from.width, to.x + to.width) + 20;
   const fromY = from.y + NODE_HEIGHT / 2;

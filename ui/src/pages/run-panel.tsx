@@ -25,7 +25,12 @@ export function RunPanel(props: {
 }) {
   const { client, threadId, interrupts } = props;
   const assistants = useLoad(() => client.assistants.search({ limit: 100, sortBy: "created_at", sortOrder: "asc" }), [client]);
-  const [assistantId, setAssistantId] = useState(props.assistantId ?? "");
+  const [chosen, setAssistantId] = useState<string>();
+  // Until the user picks one: the assistant asked for (by id, or by graph id as the API allows),
+  // else the first.
+  const list = assistants.data ?? [];
+  const wanted = list.find((a) => a.assistant_id === props.assistantId) ?? list.find((a) => a.graph_id === props.assistantId) ?? list[0];
+  const assistantId = chosen ?? wanted?.assistant_id ?? "";
   const [inputText, setInputText] = useState("{}");
   const [resumeText, setResumeText] = useState('"yes"');
   const [streamMode, setStreamMode] = useState<StreamMode>("updates");
@@ -34,9 +39,6 @@ export function RunPanel(props: {
   const [error, setError] = useState<string>();
   const abort = useRef<AbortController>();
 
-  useEffect(() => {
-    if (!assistantId && assistants.data?.[0]) setAssistantId(props.assistantId ?? assistants.data[0].assistant_id);
-  }, [assistants.data, props.assistantId]);
   useEffect(() => () => abort.current?.abort(), []);
 
   const stream = async (label: string, payload: { input?: Record<string, unknown> | null; command?: { resume: unknown } }) => {

@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Client, Thread, ThreadStatus } from "@langchain/langgraph-sdk";
 import { errorText, parseJsonField } from "../api.js";
-import { ErrorBox, Link, Progress, shortId, Status, when } from "../components/common.js";
+import { ErrorBox, Link, Progress, Status, when } from "../components/common.js";
 import { navigate } from "../router.js";
 
 const PAGE = 50;
@@ -113,13 +113,13 @@ export function ThreadsPage({ client }: { client: Client }) {
             <tbody>
               {threads.map((t) => (
                 <tr key={t.thread_id} data-thread={t.thread_id}>
-                  <td class="mono">
-                    <Link to={`threads/${t.thread_id}`}>{shortId(t.thread_id)}</Link>
+                  <td class="mono small nowrap">
+                    <Link to={`threads/${t.thread_id}`}>{t.thread_id}</Link>
                   </td>
                   <td>
                     <Status status={t.status} />
                   </td>
-                  <td class="nowrap">{when(t.updated_at)}</td>
+                  <td class="small nowrap">{when(t.updated_at)}</td>
                   <td class="mono small clip">{JSON.stringify(t.metadata ?? {})}</td>
                 </tr>
               ))}
