@@ -113,6 +113,19 @@ describeWithChromium("the thread/run view at /ui", () => {
     await shown(".error", /Metadata is not valid JSON/);
   });
 
+  it("sends the auth header entered in the top bar with the page's API calls", async () => {
+    await open("threads");
+    await page.getByText("Auth header").click();
+    await page.getByLabel("Header").fill("x-api-key");
+    await page.getByLabel("Value").fill("secret-for-this-tab");
+    const searched = page.waitForRequest((r) => r.url().endsWith("/threads/search"));
+    await page.getByRole("button", { name: "Save for this tab" }).click();
+    expect((await searched).headers()["x-api-key"]).toBe("secret-for-this-tab");
+    await shown("details.auth summary", "Auth: x-api-key");
+
+    await page.evaluate(() => sessionStorage.clear());
+  });
+
   it("fits a phone's width without sideways scrolling", async () => {
     const client = sdkClient(server.url);
     const thread = await client.threads.create();

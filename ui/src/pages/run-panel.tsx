@@ -25,14 +25,14 @@ export function RunPanel(props: {
 }) {
   const { client, threadId, interrupts } = props;
   const assistants = useLoad(() => client.assistants.search({ limit: 100, sortBy: "created_at", sortOrder: "asc" }), [client]);
-  const [chosen, setAssistantId] = useState<string>();
+  const [chosen, setChosen] = useState<string>();
   // Until the user picks one: the assistant asked for (by id, or by graph id as the API allows),
   // else the first.
   const list = assistants.data ?? [];
   const wanted = list.find((a) => a.assistant_id === props.assistantId) ?? list.find((a) => a.graph_id === props.assistantId) ?? list[0];
   const assistantId = chosen ?? wanted?.assistant_id ?? "";
   const [inputText, setInputText] = useState("{}");
-  const [resumeText, setResumeText] = useState('"yes"');
+  const [resumeText, setResumeText] = useState("");
   const [streamMode, setStreamMode] = useState<StreamMode>("updates");
   const [events, setEvents] = useState<StreamedEvent[]>([]);
   const [running, setRunning] = useState<string>();
@@ -90,7 +90,7 @@ export function RunPanel(props: {
       <div class="row">
         <label>
           Assistant
-          <select name="assistant" value={assistantId} onChange={(e) => setAssistantId(e.currentTarget.value)}>
+          <select name="assistant" value={assistantId} onChange={(e) => setChosen(e.currentTarget.value)}>
             {assistants.data?.map((a) => (
               <option key={a.assistant_id} value={a.assistant_id}>
                 {a.name} ({a.graph_id})
@@ -118,7 +118,7 @@ export function RunPanel(props: {
           ))}
           <label>
             Resume value (JSON)
-            <textarea name="resume" class="mono" rows={2} value={resumeText} onInput={(e) => setResumeText(e.currentTarget.value)} />
+            <textarea name="resume" class="mono" rows={2} placeholder='"yes" or {"approved": true}; empty resumes with null' value={resumeText} onInput={(e) => setResumeText(e.currentTarget.value)} />
           </label>
           <button type="submit" disabled={running !== undefined}>
             Resume
