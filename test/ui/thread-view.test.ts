@@ -126,6 +126,20 @@ describeWithChromium("the thread/run view at /ui", () => {
     await page.evaluate(() => sessionStorage.clear());
   });
 
+  it("works under a mount prefix, calling the API under the same prefix", async () => {
+    const prefixed = await startGantry({ config: fixture("ui", "langgraph.json"), env: { MOUNT_PREFIX: "/agents" } });
+    try {
+      expect(new URL(prefixed.url).pathname).toBe("/agents");
+      const thread = await sdkClient(prefixed.url).threads.create({ metadata: { where: "prefixed" } });
+      await page.goto(`${prefixed.url}/ui/threads`);
+      await page.locator(`tr[data-thread="${thread.thread_id}"] a`).click();
+      await page.waitForURL(`${prefixed.url}/ui/threads/${thread.thread_id}`);
+      await shown('[aria-label="Current state"]', /"where":"prefixed"/);
+    } finally {
+      await prefixed.stop();
+    }
+  });
+
   it("fits a phone's width without sideways scrolling", async () => {
     const client = sdkClient(server.url);
     const thread = await client.threads.create();
