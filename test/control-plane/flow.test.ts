@@ -21,7 +21,7 @@ import {
 
 const SECRET_VALUE = "s3cret-value-" + Math.random().toString(36).slice(2);
 
-describe("control plane: deploy, roll out, roll back, delete", () => {
+describe("control plane: deploy, roll out, roll back, delete", { timeout: 90_000 }, () => {
   let repo: FixtureRepo;
   let cp: RunningControlPlane;
   let client: Api;
