@@ -2,7 +2,8 @@
 // Agent Server through the router with @langchain/langgraph-sdk, roll out a new commit while a
 // client keeps calling, survive a broken commit, roll back with redeploy, delete.
 import { Client } from "@langchain/langgraph-sdk";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   API_KEY,
@@ -85,6 +86,19 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 90_000
     for (const type of ["build", "deploy"]) await call("GET", `/v2/deployments/${deploymentId}/revisions/${firstRevision}/logs?type=${type}&limit=1000`);
     expect(seen.join("\n")).not.toContain(SECRET_VALUE);
     expect(cp.output()).not.toContain(SECRET_VALUE);
+  });
+
+  it("streams SSE through the router event by event", async () => {
+    const gate = join(cp.dataDir, `gate-${Date.now()}`);
+    const seenSteps: string[][] = [];
+    for await (const chunk of sdk().runs.stream(null, "gated", { input: { gate }, streamMode: "values" })) {
+      if (chunk.event !== "values") continue;
+      const steps = (chunk.data as { steps: string[] }).steps;
+      seenSteps.push(steps);
+      // The run waits for this file: had the router buffered the stream, this event would never arrive.
+      if (steps.includes("first") && !steps.includes("second")) writeFileSync(gate, "");
+    }
+    expect(seenSteps.at(-1)).toEqual(["first", "second"]);
   });
 
   it("pages build logs with a cursor", async () => {

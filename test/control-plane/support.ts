@@ -46,6 +46,27 @@ export const graph = new StateGraph(State)
 `;
 }
 
+/**
+ * A graph whose second step waits until the file named in its input exists: a test that sees the
+ * first step's event before creating the file proves the stream was not buffered on the way.
+ */
+const GATED_GRAPH = `import { existsSync } from "node:fs";
+import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+
+const State = Annotation.Root({ gate: Annotation<string>, steps: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+
+export const graph = new StateGraph(State)
+  .addNode("first", () => ({ steps: ["first"] }))
+  .addNode("second", async (state: typeof State.State) => {
+    while (!existsSync(state.gate)) await new Promise((done) => setTimeout(done, 20));
+    return { steps: ["second"] };
+  })
+  .addEdge(START, "first")
+  .addEdge("first", "second")
+  .addEdge("second", END)
+  .compile();
+`;
+
 export const BROKEN_GRAPH = `throw new Error("this graph fails on import");\nexport const graph = undefined;\n`;
 
 export interface FixtureRepo {
@@ -72,8 +93,9 @@ export function createFixtureRepo(): FixtureRepo {
     url: "file://" + bare,
     commit(version, files = {}) {
       write("package.json", JSON.stringify({ name: "fixture-agent", private: true, type: "module" }, null, 2));
-      write("langgraph.json", JSON.stringify({ graphs: { agent: "./src/agent.ts:graph" } }, null, 2));
+      write("langgraph.json", JSON.stringify({ graphs: { agent: "./src/agent.ts:graph", gated: "./src/gated.ts:graph" } }, null, 2));
       write("src/agent.ts", graphSource(version));
+      write("src/gated.ts", GATED_GRAPH);
       for (const [path, text] of Object.entries(files)) write(path, text);
       git(work, "add", "-A");
       git(work, "commit", "--quiet", "--allow-empty", "-m", version);
