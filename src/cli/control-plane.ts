@@ -14,7 +14,8 @@ import { deploymentService } from "../control-plane/deployments.js";
 import { ProcessDriver } from "../control-plane/drivers/process-driver.js";
 import { Reconciler } from "../control-plane/reconciler/loop.js";
 import { secretsCipher } from "../control-plane/secrets-cipher.js";
-import { openSqliteControlPlaneStore } from "../control-plane/storage/sqlite-store.js";
+import { openPostgresControlPlaneStore } from "../control-plane/storage/postgres/store.js";
+import { openSqliteControlPlaneStore } from "../control-plane/storage/sqlite/store.js";
 import { StartupError } from "../errors.js";
 import { createLogger, type Logger } from "../logging.js";
 
@@ -22,7 +23,8 @@ export const CONTROL_PLANE_USAGE = `Usage: gantry control-plane [options]
        gantry control-plane keys create [--data-dir <dir>] [--name <label>]
 
 Serves the /v2/deployments API, builds git repositories into Agent Servers and routes
-/deployments/{id}/... to the live revision of each.
+/deployments/{id}/... to the live revision of each. State is a SQLite file in the data dir, or
+PostgreSQL (schema gantry_control_plane) when DATABASE_URL is set.
 
 Options:
   --port <n>          port to listen on (default: 8124)
@@ -36,6 +38,7 @@ Environment:
   GANTRY_API_KEYS             comma-separated API keys accepted in X-Api-Key (hashed at start-up)
   GANTRY_API_KEYS_FILE        file of key hashes written by 'keys create' (default: <data-dir>/api-keys)
   GANTRY_CONTROL_PLANE_URL    public URL of this control plane, used in deployment URLs
+  DATABASE_URL                PostgreSQL for the control plane's state (GANTRY_CONTROL_PLANE_SCHEMA, default gantry_control_plane)
   GANTRY_BUILD_ON_PUSH_INTERVAL_MS, GANTRY_HEALTH_TIMEOUT_MS, GANTRY_DRAIN_TIMEOUT_MS,
   GANTRY_RECONCILE_INTERVAL_MS, LOG_LEVEL, LOG_JSON`;
 
@@ -112,8 +115,12 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
     logger.warn("no API key configured: --dev accepts every call without one");
   }
 
-  const store = openSqliteControlPlaneStore(config.sqliteFile);
-  logger.info("storage ready", { backend: "sqlite", location: config.sqliteFile, migrated: store.migrated });
+  const store = config.databaseUrl ? await openPostgresControlPlaneStore(config.databaseUrl, config.databaseSchema) : openSqliteControlPlaneStore(config.sqliteFile);
+  logger.info("storage ready", {
+    backend: config.databaseUrl ? "postgres" : "sqlite",
+    location: config.databaseUrl ? `schema ${config.databaseSchema}` : config.sqliteFile,
+    migrated: store.migrated,
+  });
   const cipher = secretsCipher(masterKey);
   let wake = () => {};
   const deployments = deploymentService({ store, cipher, changed: () => wake() });

@@ -18,6 +18,10 @@ export interface ControlPlaneConfig {
   port: number;
   dataDir: string;
   sqliteFile: string;
+  /** PostgreSQL for the control plane's own state (schema gantry_control_plane), instead of the SQLite file. */
+  databaseUrl?: string;
+  /** The PostgreSQL schema holding the control plane's tables. */
+  databaseSchema: string;
   /** Where hashes of keys made by `gantry control-plane keys create` are kept. */
   keysFile: string;
   /** Plain keys from GANTRY_API_KEYS; hashed at start-up and then dropped. */
@@ -45,6 +49,8 @@ export interface ReconcilerConfig {
 }
 
 const EnvSchema = z.object({
+  DATABASE_URL: z.string().min(1).optional(),
+  GANTRY_CONTROL_PLANE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/, "must be lower-case letters, digits and underscores").default("gantry_control_plane"),
   GANTRY_SECRETS_KEY: z.string().min(1).optional(),
   GANTRY_API_KEYS: z.string().optional(),
   GANTRY_API_KEYS_FILE: z.string().min(1).optional(),
@@ -87,6 +93,8 @@ export function loadControlPlaneConfig(
     port: flags.port !== undefined ? parsePort(flags.port) : 8124,
     dataDir,
     sqliteFile: join(dataDir, "control-plane.sqlite"),
+    ...(e.DATABASE_URL ? { databaseUrl: e.DATABASE_URL } : {}),
+    databaseSchema: e.GANTRY_CONTROL_PLANE_SCHEMA,
     keysFile: resolve(e.GANTRY_API_KEYS_FILE ?? join(dataDir, "api-keys")),
     envApiKeys: (e.GANTRY_API_KEYS ?? "").split(",").map((k) => k.trim()).filter(Boolean),
     ...(masterKey ? { masterKey } : {}),

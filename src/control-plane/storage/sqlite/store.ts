@@ -4,10 +4,10 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { GantryError } from "../../errors.js";
-import { migrateSqlite } from "../../storage/sqlite/migrate.js";
-import type { ControlPlaneStore, DeploymentFilter, LogQuery, NewRevision } from "./ports.js";
-import type { DeploymentRecord, LogRecord, RevisionRecord } from "./records.js";
+import { GantryError } from "../../../errors.js";
+import { migrateSqlite } from "../../../storage/sqlite/migrate.js";
+import type { ControlPlaneStore, DeploymentFilter, LogQuery, NewRevision } from "../ports.js";
+import type { DeploymentRecord, LogRecord, RevisionRecord } from "../records.js";
 
 const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
 
