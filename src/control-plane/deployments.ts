@@ -187,7 +187,13 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
       return views.filter((v) => (v.deployment.active_revision_id === v.deployment.latest_revision_id) === input.remote_reconciled);
     },
 
-    async patch(id: string, input: PatchInput, tenant: Tenant): Promise<DeploymentView> {
+    /** POST .../revisions: like a PATCH of the revision fields, but a revision is always made. */
+    async createRevision(id: string, input: PatchInput, tenant: Tenant): Promise<RevisionRecord> {
+      const { deployment } = await this.patch(id, input, tenant, true);
+      return (await store.getRevision(id, deployment.latest_revision_id!))!;
+    },
+
+    async patch(id: string, input: PatchInput, tenant: Tenant, alwaysRevise = false): Promise<DeploymentView> {
       const deployment = await visible(id, tenant);
       if (deployment.status === "AWAITING_DELETE") throw new GantryError("conflict", `Deployment ID ${id} is being deleted.`);
       const sc = input.source_config ?? {};
@@ -215,7 +221,7 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
         secrets = input.secrets.map((s) => (s.value === SECRET_MASK ? (previousSecrets.find((p) => p.name === s.name) ?? s) : s));
       }
       // Spec §6.3: a new revision iff a revision field, the secrets or the resource spec is given.
-      const wantsRevision = Boolean(rc.repo_ref || rc.langgraph_config_path || input.secrets || sc.resource_spec);
+      const wantsRevision = alwaysRevise || Boolean(rc.repo_ref || rc.langgraph_config_path || input.secrets || sc.resource_spec);
       const revision = wantsRevision
         ? newRevision(id, ref, rc.langgraph_config_path ?? latest?.langgraph_config_path ?? "langgraph.json", secrets, null)
         : undefined;

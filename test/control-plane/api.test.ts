@@ -99,6 +99,17 @@ describe("control plane API", () => {
     expect(same.body.latest_revision_id).toBe(created.body.latest_revision_id);
   });
 
+  it("creates a revision explicitly with POST .../revisions, newest first", async () => {
+    const created = await client.call("POST", "/v2/deployments", createBody("explicit-revision", NO_REPO));
+    const made = await client.call("POST", `/v2/deployments/${created.body.id}/revisions`, { source_revision_config: { repo_ref: "v2" } });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ source: "github", source_revision_config: { repo_ref: "v2", langgraph_config_path: "langgraph.json" } });
+    const empty = await client.call("POST", `/v2/deployments/${created.body.id}/revisions`);
+    expect(empty.status).toBe(201);
+    const list = await client.call("GET", `/v2/deployments/${created.body.id}/revisions`);
+    expect(list.body.resources.map((r: { id: string }) => r.id)).toEqual([empty.body.id, made.body.id, created.body.latest_revision_id]);
+  });
+
   it("refuses a second deployment with a taken name with 409", async () => {
     await client.call("POST", "/v2/deployments", createBody("taken", NO_REPO));
     expect((await client.call("POST", "/v2/deployments", createBody("taken", NO_REPO))).status).toBe(409);

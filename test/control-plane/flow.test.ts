@@ -22,7 +22,7 @@ import {
 
 const SECRET_VALUE = "s3cret-value-" + Math.random().toString(36).slice(2);
 
-describe("control plane: deploy, roll out, roll back, delete", { timeout: 90_000 }, () => {
+describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_000 }, () => {
   let repo: FixtureRepo;
   let cp: RunningControlPlane;
   let client: Api;
@@ -122,6 +122,8 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 90_000
         } catch (err) {
           failures.push(err);
         }
+        // Paced, so the caller does not starve the build and start-up it is waiting for on a small machine.
+        await new Promise((done) => setTimeout(done, 20));
       }
     })();
 
@@ -151,6 +153,18 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 90_000
     expect((await ask("still")).reply).toBe("v2:still");
     const failed = await call("GET", `/v2/deployments/${deploymentId}/revisions?status=BUILD_FAILED`);
     expect(failed.body.resources.map((r: { id: string }) => r.id)).toEqual([broken]);
+  });
+
+  it("leaves the previous revision serving when the new server fails to start (DEPLOY_FAILED)", async () => {
+    // The graphs import, so the build passes; the server then refuses to start on its missing http.app.
+    const config = { graphs: { agent: "./src/agent.ts:graph" }, http: { app: "./src/missing-app.ts:app" } };
+    repo.commit("v4", { "langgraph.json": JSON.stringify(config) });
+    const patched = await call("PATCH", `/v2/deployments/${deploymentId}`, { source_revision_config: { repo_ref: "main" } });
+    const failing = patched.body.latest_revision_id;
+    expect((await revisionSettles(client, deploymentId, failing)).status).toBe("DEPLOY_FAILED");
+    const logs = await call("GET", `/v2/deployments/${deploymentId}/revisions/${failing}/logs?type=deploy&limit=100`);
+    expect(logs.body.logs.map((l: { message: string }) => l.message).join("\n")).toContain("http.app");
+    expect((await ask("still")).reply).toBe("v2:still");
   });
 
   it("rolls back by redeploying the first revision: same commit, same secrets", async () => {

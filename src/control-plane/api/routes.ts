@@ -103,6 +103,16 @@ export function deploymentRoutes({ deployments, baseUrl }: { deployments: Deploy
       },
     }),
     route({
+      method: "post",
+      path: "/v2/deployments/:deployment_id/revisions",
+      tag: TAG,
+      summary: "Create a revision (the PATCH fields; a revision is made even when none changes)",
+      body: DeploymentPatchBody,
+      bodyOptional: true,
+      responses: { 201: "The new revision", 400: "Immutable field or source error", 404: "Unknown deployment", 422: "Invalid body" },
+      handler: async (c, { body }) => c.json(revisionWire(await deployments.createRevision(one(c), body, tenantOf(c))), 201),
+    }),
+    route({
       method: "get",
       path: "/v2/deployments/:deployment_id/revisions/:revision_id",
       tag: TAG,
