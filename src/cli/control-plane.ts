@@ -138,7 +138,7 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   wake = () => reconciler.wake();
   await reconciler.start();
 
-  const app = createControlPlaneApp({ deployments, store, driver, keys, log: logger, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
+  const app = createControlPlaneApp({ deployments, store, driver, keys, checkPush: (id) => reconciler.checkPushNow(id), log: logger, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
   const server = await new Promise<ReturnType<typeof serve>>((resolveListen, rejectListen) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolveListen(s));
     s.once("error", (err: NodeJS.ErrnoException) =>

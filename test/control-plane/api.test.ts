@@ -6,7 +6,18 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runGantryExpectingFailure } from "../support/gantry-process.js";
-import { API_KEY, REPO_ROOT, api, controlPlaneDataDir, createBody, startControlPlane, type Api, type RunningControlPlane } from "./support.js";
+import {
+  API_KEY,
+  REPO_ROOT,
+  api,
+  controlPlaneDataDir,
+  createBody,
+  createFixtureRepo,
+  startControlPlane,
+  waitFor,
+  type Api,
+  type RunningControlPlane,
+} from "./support.js";
 
 const NO_REPO = "file:///nonexistent/gantry-test-repo.git";
 const UNKNOWN = "0190a1c1-0000-7000-8000-000000000000";
@@ -24,7 +35,8 @@ describe("control plane API", () => {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"],
     }).trim();
-    cp = await startControlPlane(dataDir);
+    // Pushes are noticed only through the webhook here, never by the poll.
+    cp = await startControlPlane(dataDir, { GANTRY_BUILD_ON_PUSH_INTERVAL_MS: "3600000" });
     client = api(cp.url);
   });
 
@@ -150,6 +162,29 @@ describe("control plane API", () => {
     expect(status).toBe("BUILD_FAILED");
     const logs = await client.call("GET", `${path}/logs?type=build&level=ERROR`);
     expect(logs.body.logs.at(-1).message).toContain("cannot be reached");
+  });
+
+  it("makes a revision of a pushed commit when the push webhook is called", async () => {
+    const repo = createFixtureRepo();
+    try {
+      repo.commit("v1");
+      const created = await client.call("POST", "/v2/deployments", createBody("webhook-agent", repo.url, { source_config: { repo_url: repo.url, build_on_push: true } }));
+      const id = created.body.id;
+      await waitFor("the first commit to be resolved", async () =>
+        (await client.call("GET", `/v2/deployments/${id}/revisions/${created.body.latest_revision_id}`)).body.source_revision_config.repo_commit_sha ?? undefined,
+      );
+      expect((await client.call("POST", `/v2/deployments/${id}/push-webhook`)).body.latest_revision_id).toBe(created.body.latest_revision_id);
+      repo.commit("v2");
+      const after = await client.call("POST", `/v2/deployments/${id}/push-webhook`);
+      expect(after.status).toBe(200);
+      expect(after.body.latest_revision_id).not.toBe(created.body.latest_revision_id);
+      expect((await client.call("GET", `/v2/deployments/${id}/revisions`)).body.resources).toHaveLength(2);
+      await client.call("DELETE", `/v2/deployments/${id}`);
+      const off = await client.call("POST", "/v2/deployments", createBody("no-push", NO_REPO));
+      expect((await client.call("POST", `/v2/deployments/${off.body.id}/push-webhook`)).status).toBe(400);
+    } finally {
+      repo.remove();
+    }
   });
 
   it("documents its routes in /openapi.json", async () => {

@@ -22,6 +22,7 @@ export interface ControlPlaneAppDeps {
   store: ControlPlaneStore;
   driver: Driver;
   keys: ApiKeyCheck;
+  checkPush: (deploymentId: string) => Promise<boolean>;
   /** The public base URL, when configured; otherwise the request's own origin. */
   publicUrl?: string;
   log: Logger;
@@ -39,7 +40,7 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
 
   app.get("/ok", (c) => c.json({ ok: true }));
   const baseUrl = (c: Context) => deps.publicUrl ?? new URL(c.req.url).origin;
-  const routes = deploymentRoutes({ deployments: deps.deployments, baseUrl });
+  const routes = deploymentRoutes({ deployments: deps.deployments, baseUrl, checkPush: deps.checkPush });
   app.get("/openapi.json", (c) =>
     c.json(
       buildOpenApi(routes, {

@@ -1,6 +1,6 @@
 // /v2/deployments and its revisions (spec §3): parse, call the deployment service, shape the answer.
 import type { Context } from "hono";
-import { ValidationFailure } from "../../errors.js";
+import { GantryError, ValidationFailure } from "../../errors.js";
 import { isUuid } from "../../ids.js";
 import { route, type RouteSpec } from "../../server/route.js";
 import type { DeploymentService, Tenant } from "../deployments.js";
@@ -23,7 +23,14 @@ export function tenantOf(c: Context): Tenant {
   return value.toLowerCase();
 }
 
-export function deploymentRoutes({ deployments, baseUrl }: { deployments: DeploymentService; baseUrl: (c: Context) => string }): RouteSpec[] {
+export interface RouteDeps {
+  deployments: DeploymentService;
+  baseUrl: (c: Context) => string;
+  /** Asks the remote for the ref's commit now; true when that made a revision. */
+  checkPush: (deploymentId: string) => Promise<boolean>;
+}
+
+export function deploymentRoutes({ deployments, baseUrl, checkPush }: RouteDeps): RouteSpec[] {
   const one = (c: Context) => pathUuid(c, "deployment_id");
   return [
     route({
@@ -87,6 +94,22 @@ export function deploymentRoutes({ deployments, baseUrl }: { deployments: Deploy
       handler: async (c, { query }) => {
         await deployments.delete(one(c), tenantOf(c), query.force ?? false);
         return c.body(null, 204);
+      },
+    }),
+    route({
+      method: "post",
+      path: "/v2/deployments/:deployment_id/push-webhook",
+      tag: TAG,
+      summary: "Check a build_on_push deployment's ref now (call it from a git push hook or CI) instead of waiting for the next poll",
+      bodyOptional: true,
+      responses: { 200: "The deployment; latest_revision_id is new when the ref moved", 400: "build_on_push is off", 404: "Unknown deployment" },
+      handler: async (c) => {
+        const id = one(c);
+        const tenant = tenantOf(c);
+        const { deployment } = await deployments.get(id, tenant);
+        if (!deployment.build_on_push) throw new GantryError("malformed", `Deployment ID ${id} has build_on_push off; PATCH source_config.build_on_push to true first.`);
+        await checkPush(id);
+        return c.json(deploymentWire(await deployments.get(id, tenant), baseUrl(c)));
       },
     }),
     route({

@@ -40,7 +40,7 @@ export class Reconciler {
   private again = false;
   private stopped = false;
   private checkingPushes = false;
-  private readonly tasks = new Set<Promise<void>>();
+  private pushChain: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly deps: ReconcilerDeps,
@@ -97,14 +97,12 @@ export class Reconciler {
       const actions = plan(desired, driver.instances().filter((i) => i.deployment_id === deployment.id));
       if (actions.length === 0) continue;
       this.busy.add(deployment.id);
-      const task = this.run(deployment, revisions, actions)
+      void this.run(deployment, revisions, actions)
         .catch((err: unknown) => this.deps.log.error("reconcile actions failed", { deployment_id: deployment.id, err }))
         .finally(() => {
           this.busy.delete(deployment.id);
-          this.tasks.delete(task);
           this.wake();
         });
-      this.tasks.add(task);
     }
     // Servers of deployments whose records are gone (a forced delete) stop too.
     for (const instance of driver.instances()) {
@@ -229,7 +227,9 @@ export class Reconciler {
     if (this.checkingPushes) return;
     this.checkingPushes = true;
     try {
-      await this.checkPushesOnce();
+      for (const deployment of await this.deps.store.allDeployments()) {
+        if (deployment.build_on_push) await this.serialized(() => this.checkPush(deployment.id));
+      }
     } catch (err) {
       this.deps.log.error("build_on_push check failed", { err });
     } finally {
@@ -237,21 +237,37 @@ export class Reconciler {
     }
   }
 
-  private async checkPushesOnce(): Promise<void> {
+  /** The push webhook: the same check, now, for one deployment. True when it made a revision. */
+  checkPushNow(deploymentId: string): Promise<boolean> {
+    return this.serialized(() => this.checkPush(deploymentId));
+  }
+
+  /** Checks run one at a time, so the watcher and a webhook never both record the same push. */
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.pushChain.then(work);
+    this.pushChain = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  private async checkPush(deploymentId: string): Promise<boolean> {
     const { store, deployments, log } = this.deps;
-    for (const deployment of await store.allDeployments()) {
-      if (!deployment.build_on_push || deployment.status === "AWAITING_DELETE" || !deployment.latest_revision_id) continue;
-      const latest = await store.getRevision(deployment.id, deployment.latest_revision_id);
-      const known = latest?.repo_commit_sha ?? latest?.pinned_commit_sha;
-      if (!latest || !known) continue;
-      const ref = await resolveRef(deployment.repo_url, latest.repo_ref, { env: this.deps.childEnv, timeoutMs: 30_000, onLine: () => {} });
-      if ("error" in ref) {
-        log.warn("build_on_push: cannot read the ref", { deployment_id: deployment.id, reason: ref.error });
-        continue;
-      }
-      if (ref.sha === known) continue;
-      log.info("build_on_push: the ref moved", { deployment_id: deployment.id, repo_ref: latest.repo_ref, repo_commit_sha: ref.sha });
-      await deployments.recordPush(deployment.id, ref.sha);
+    const deployment = await store.getDeployment(deploymentId);
+    if (!deployment || deployment.status === "AWAITING_DELETE" || !deployment.latest_revision_id) return false;
+    const latest = await store.getRevision(deployment.id, deployment.latest_revision_id);
+    // Until the latest revision's commit is known there is nothing to compare with.
+    const known = latest?.repo_commit_sha ?? latest?.pinned_commit_sha;
+    if (!latest || !known) return false;
+    const ref = await resolveRef(deployment.repo_url, latest.repo_ref, { env: this.deps.childEnv, timeoutMs: 30_000, onLine: () => {} });
+    if ("error" in ref) {
+      log.warn("build_on_push: cannot read the ref", { deployment_id: deployment.id, reason: ref.error });
+      return false;
     }
+    if (ref.sha === known) return false;
+    log.info("build_on_push: the ref moved", { deployment_id: deployment.id, repo_ref: latest.repo_ref, repo_commit_sha: ref.sha });
+    await deployments.recordPush(deployment.id, ref.sha);
+    return true;
   }
 }
