@@ -1,7 +1,8 @@
 // The reconciler against a real control plane: killed mid-build it converges on restart without
 // losing or duplicating anything, and build_on_push notices a new commit on the watched ref.
 import { Client } from "@langchain/langgraph-sdk";
-import { rmSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   API_KEY,
@@ -47,11 +48,19 @@ describe("reconciler", { timeout: 120_000 }, () => {
     const body = createBody("restart-agent", repo.url, { source_config: { repo_url: repo.url, build_command: "sleep 2" } });
     const created = await api(first.url).call("POST", "/v2/deployments", body);
     const revisionPath = `/v2/deployments/${created.body.id}/revisions/${created.body.latest_revision_id}`;
-    await waitFor("the revision to be BUILDING", async () => ((await api(first.url).call("GET", revisionPath)).body.status === "BUILDING" ? true : undefined));
+    await waitFor("the build command to run", async () => {
+      const { body } = await api(first.url).call("GET", `${revisionPath}/logs?type=build&limit=100`);
+      return body.logs.some((l: { message: string }) => l.message === "$ sleep 2") ? true : undefined;
+    });
+    expect((await api(first.url).call("GET", revisionPath)).body.status).toBe("BUILDING");
     await first.kill();
+    const halfBuilt = readdirSync(join(dataDir, "builds")).filter((e) => e.startsWith(".tmp-"));
+    expect(halfBuilt).toHaveLength(1);
 
     const second = await controlPlane(dataDir);
     const client = api(second.url);
+    // The killed build's temp dir is gone: only finished builds stay in the cache.
+    expect(readdirSync(join(dataDir, "builds"))).not.toContain(halfBuilt[0]);
     const revision = await revisionSettles(client, created.body.id, created.body.latest_revision_id);
     expect(revision.status).toBe("DEPLOYED");
     expect((await client.call("GET", "/v2/deployments")).body.resources.map((d: { id: string }) => d.id)).toEqual([created.body.id]);

@@ -3,7 +3,7 @@
 // (and install/build commands): a second revision of the same commit reuses the directory.
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkout, redactUrl, resolveRef } from "./git.js";
@@ -37,6 +37,14 @@ export interface BuilderOptions {
 
 export class Builder {
   constructor(private readonly options: BuilderOptions) {}
+
+  /** Removes half-built directories a killed control plane left; called at start-up, before any build. */
+  async removeUnfinished(): Promise<void> {
+    if (!existsSync(this.options.buildsDir)) return;
+    for (const entry of await readdir(this.options.buildsDir)) {
+      if (entry.startsWith(".tmp-")) await rm(join(this.options.buildsDir, entry), { recursive: true, force: true });
+    }
+  }
 
   /** The build directory of a commit, if a finished build of it is cached. */
   cached(sha: string, request: Pick<BuildRequest, "install_command" | "build_command" | "langgraph_config_path">): string | undefined {

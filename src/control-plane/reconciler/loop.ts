@@ -51,6 +51,7 @@ export class Reconciler {
 
   async start(): Promise<void> {
     await this.deps.driver.recover();
+    await this.deps.builder.removeUnfinished();
     this.timer = setInterval(() => this.wake(), this.options.tickMs);
     this.pushTimer = setInterval(() => void this.checkPushes(), this.options.pushPollMs);
     this.wake();
