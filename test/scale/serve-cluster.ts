@@ -13,6 +13,8 @@ export const SERVE_CONFIG = resolve(fileURLToPath(new URL("../fixtures/serve/lan
 export interface ServeCluster {
   /** Starts one more replica with `--role role` and the cluster's database and Redis. */
   start(role: "all" | "api" | "worker", env?: Record<string, string>): Promise<RunningGantry>;
+  /** Stops every replica started so far (each test's own, so the next test knows which replica runs its run). */
+  stopAll(): Promise<void>;
   /** A query on the cluster's schema, to check what the replicas wrote. */
   query<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
   dispose(): Promise<void>;
@@ -54,6 +56,9 @@ export async function openServeCluster(baseEnv: Record<string, string> = {}): Pr
       } finally {
         await client.end();
       }
+    },
+    async stopAll() {
+      await Promise.all(replicas.splice(0).map((r) => r.stop()));
     },
     async dispose() {
       await Promise.all(replicas.map((r) => r.stop()));
