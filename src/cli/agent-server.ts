@@ -215,15 +215,18 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     config,
     close() {
       closing ??= (async () => {
+        // No new connections from here on: a load balancer sends new requests to other replicas,
+        // while requests under way (and open streams) continue through the grace period.
+        const closed = new Promise<void>((done) => server.close(() => done()));
         await scheduler?.stop();
         await sweeper?.stop();
         await storeSweeper?.stop();
         await worker?.stop({ graceMs: config.queue.shutdownGraceMs, handOff: infra.handOffOnShutdown });
         // After the worker: runs finishing during the grace period still record their webhooks.
         await deliveries?.stop();
-        // Open streams would hold close() forever; their clients reconnect elsewhere.
+        // Open streams would hold close() forever; their clients reconnect elsewhere (Location).
         (server as import("node:http").Server).closeAllConnections();
-        await new Promise<void>((done) => server.close(() => done()));
+        await closed;
         await infra.close();
         await storage.close();
         logger.info("stopped");
