@@ -47,6 +47,25 @@ export async function deleteKeys(prefix: string): Promise<void> {
   }
 }
 
+/** `describe` when Redis answers; otherwise a visibly skipped suite, or a failing one in CI. */
+export async function describeWithRedis(name: string, body: () => void): Promise<void> {
+  if (await redisAvailable()) {
+    describe(name, body);
+    return;
+  }
+  const reason = `Redis is not reachable at ${TEST_REDIS_URL.replace(/:[^:@/]*@/, ":@")}`;
+  if (process.env.CI === "true") {
+    describe(name, () => {
+      beforeAll(() => {
+        throw new Error(`${reason}; CI needs it: ${HOW_TO_START}`);
+      });
+      it("runs against Redis", () => {});
+    });
+    return;
+  }
+  describe.skip(`${name} (skipped: ${reason}; to run it, ${HOW_TO_START})`, body);
+}
+
 /** `describe` when both PostgreSQL and Redis answer; otherwise a visibly skipped suite, or a failing one in CI. */
 export async function describeWithPostgresAndRedis(name: string, body: () => void): Promise<void> {
   const [pgUp, redisUp] = await Promise.all([postgresAvailable(), redisAvailable()]);
