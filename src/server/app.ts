@@ -27,6 +27,7 @@ import { storeRoutes } from "./routes/store.js";
 import { threadStateRoutes } from "./routes/thread-state.js";
 import { threadStreamRoutes } from "./routes/thread-stream.js";
 import { threadRoutes } from "./routes/threads.js";
+import { mountUi, UI_BUILD_DIR } from "./ui.js";
 
 export type { HealthProbe };
 
@@ -46,6 +47,8 @@ export interface AppDeps {
   probes?: HealthProbe[];
   /** Counters from outside HTTP (webhook deliveries) shown on /metrics. */
   metricsSources?: MetricsSource[];
+  /** The thread/run view's build output, served at /ui; ui/dist by default. */
+  uiDir?: string;
   /** The user's `http.app` (a Hono app or anything with `fetch`), tried before our routes. */
   userApp?: { fetch: (request: Request, ...rest: unknown[]) => Response | Promise<Response> };
 }
@@ -111,6 +114,8 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
     );
   }
   mountRoutes(api, routes);
+  // After the middleware like any route group, so whatever guards the API guards /ui as well.
+  if (!http.disable_ui) mountUi(api, { dir: deps.uiDir ?? UI_BUILD_DIR, prefix: config.mountPrefix });
 
   api.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path}` }, 404));
   api.onError(errorHandler(log));
