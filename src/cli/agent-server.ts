@@ -15,6 +15,7 @@ import { storeService } from "../domain/store.js";
 import { threadStateService } from "../domain/thread-state.js";
 import { threadService } from "../domain/threads.js";
 import type { MessageBus } from "../events/event-bus.js";
+import { bestEffortWrites } from "../events/best-effort-log.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import { publishCancels, publishWake } from "../queue/run-signals.js";
 import { Worker } from "../queue/worker.js";
@@ -66,7 +67,8 @@ export interface ServerInfra {
 }
 
 export async function startAgentServer(config: ServerConfig, logger: Logger, infra: ServerInfra): Promise<RunningServer> {
-  const { role, events, bus } = infra;
+  const { role, bus } = infra;
+  const events = bestEffortWrites(infra.events, logger);
   const runsWorker = role !== "api";
   const servesApi = role !== "worker";
   applyProjectEnv(config.project);
@@ -130,7 +132,8 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     signals: {
       created: async (run) => {
         await events.open(run.run_id, { resumable: true });
-        await publishWake(bus);
+        // A lost wake-up costs one poll: never fail a run creation over it.
+        await publishWake(bus).catch((err: unknown) => logger.warn("publishing a wake-up failed; workers will poll", { err: (err as Error).message }));
       },
       cancelRequested: (runIds, action) => {
         // Whichever replica runs it hears this; a lost message is caught by the next heartbeat.

@@ -4,6 +4,7 @@
 // checkpoints the run wrote. A later attempt (the run's worker died, or handed it back) resumes
 // from the run's last checkpoint instead of starting over.
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import { bestEffortWrites } from "../events/best-effort-log.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
 import type { CompiledGraphLike } from "../runtime/graph-like.js";
@@ -46,13 +47,15 @@ export class RunTimeoutError extends Error {
 }
 
 export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
-  const { storage, events, log } = ctx;
+  const { storage, log } = ctx;
   const kwargs = run.kwargs as unknown as RunKwargs;
   const threadId = run.thread_id;
   const started = performance.now();
   // Creation to claim (the claim stamps updated_at): pickup latency, plus any after_seconds delay.
   const queueMs = Date.parse(run.updated_at) - Date.parse(run.created_at);
   const runLog = log.child({ run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
+  // Already best-effort when composed by agent-server.ts; wrapped here so any caller gets that.
+  const events = bestEffortWrites(ctx.events, runLog);
   await events.open(run.run_id, { resumable: true });
   // A thread's log exists only while someone follows the thread (GET /threads/{id}/stream); it gets
   // the modes the run asked for, framed by lifecycle markers.
