@@ -10,7 +10,7 @@ import { redisChannels } from "../events/redis-channels.js";
 import { connectRedis } from "../events/redis-connection.js";
 import { createRedisEventLog } from "../events/redis-event-log.js";
 import { createLogger, type Logger } from "../logging.js";
-import { startAgentServer, type RunningServer } from "./agent-server.js";
+import type { RunningServer } from "./agent-server.js";
 
 export async function startServeServer(flags: ServeFlags, log?: Logger): Promise<RunningServer> {
   const config = loadServeConfig(flags);
@@ -32,6 +32,9 @@ export async function startServeServer(flags: ServeFlags, log?: Logger): Promise
   const lockMs = Math.max(1, config.queue.sweepMs - Math.min(1_000, Math.floor(config.queue.sweepMs / 10)));
   const sweepLock = async () => (await redis.commands.set(`${prefix}sweeper`, workerId, "PX", lockMs, "NX")) === "OK";
   try {
+    // Loaded once configuration and Redis are known good, so a misconfigured replica fails in
+    // well under a second instead of after loading LangGraph.
+    const { startAgentServer } = await import("./agent-server.js");
     return await startAgentServer(config, logger, {
       role: config.role,
       workerId,

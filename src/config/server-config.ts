@@ -176,6 +176,7 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
       concurrency: e.N_JOBS_PER_WORKER,
       timeoutMs: e.BG_JOB_TIMEOUT_SECS * 1000,
       leaseMs: e.GANTRY_RUN_LEASE_MS,
+      // At least two renewals per lease, so one slow heartbeat never lets a live run's lease lapse.
       heartbeatMs: Math.min(e.GANTRY_RUN_HEARTBEAT_MS, Math.floor(e.GANTRY_RUN_LEASE_MS / 2)),
       pollMs: e.GANTRY_QUEUE_POLL_MS,
       sweepMs: e.GANTRY_RUN_SWEEP_MS,

@@ -158,5 +158,5 @@ describe.concurrent("a broken command line", () => {
     expect(noRedis.stderr).not.toContain("DATABASE_URL");
     const badRole = await runGantryExpectingFailure(["serve", "--role", "boss"], { DATABASE_URL: "postgres://127.0.0.1:5432/test", REDIS_URL: "redis://127.0.0.1:6379" });
     expect(badRole.stderr).toContain("--role must be one of all, api, worker, got 'boss'");
-  });
+  }, 60_000);
 });
