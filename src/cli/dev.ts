@@ -4,6 +4,7 @@ import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import { applyProjectEnv, loadDevConfig, type DevFlags, type ServerConfig } from "../config/server-config.js";
 import { parseImportString } from "../config/langgraph-config.js";
+import { loadAuth, type AuthenticateHook, type AuthHooks } from "../auth/load-auth.js";
 import { assistantService, ensureSystemAssistants } from "../domain/assistants.js";
 import { cronService } from "../domain/crons.js";
 import { headerFilter } from "../domain/configurable-headers.js";
@@ -43,6 +44,7 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
 
   const graphs = await loadGraphRegistry(config.project.graphs);
   const userApp = config.project.http.app ? await loadUserApp(config.project.root, config.project.http.app) : undefined;
+  const auth = await loadProjectAuth(config.project.root, config.project.raw.auth?.path, logger);
   const storeConfig = config.project.raw.store;
   const storeIndex = storeConfig?.index ? await loadStoreIndex(config.project.root, storeConfig.index) : undefined;
   const { storage, migrated, location } = await openStorage(config);
@@ -134,6 +136,7 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     log: logger,
     metricsSources: [webhookMetrics],
     ...(userApp ? { userApp } : {}),
+    ...(auth ? { auth } : {}),
   };
   const { app } = createApp(deps);
   const sweeper = startThreadTtlSweeper({
@@ -187,6 +190,18 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
       return closing;
     },
   };
+}
+
+/** The project's auth hooks, or nothing: without `authenticate` requests go through unchecked (spec §6.3). */
+async function loadProjectAuth(root: string, path: string | undefined, logger: Logger): Promise<(AuthHooks & { authenticate: AuthenticateHook }) | undefined> {
+  if (!path) return undefined;
+  const hooks = await loadAuth(root, path);
+  if (!hooks.authenticate) {
+    logger.warn("auth.path has no authenticate handler: requests are not authenticated and its handlers do not run", { path });
+    return undefined;
+  }
+  logger.info("custom auth loaded", { path, handlers: [...hooks.handlers.keys()] });
+  return { ...hooks, authenticate: hooks.authenticate };
 }
 
 async function loadUserApp(root: string, spec: string): Promise<NonNullable<AppDeps["userApp"]>> {

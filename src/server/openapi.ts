@@ -16,7 +16,29 @@ const COMPONENTS: Record<string, z.ZodType> = {
 
 const toSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
 
-export function buildOpenApi(routes: RouteSpec[], info: { version: string; prefix: string }): Record<string, unknown> {
+/** With custom auth: the schemes (`auth.openapi` in langgraph.json, or a generic bearer scheme) and the paths left open. */
+export interface OpenApiSecurity {
+  securitySchemes: Record<string, unknown>;
+  security: unknown[];
+  openPaths: readonly string[];
+}
+
+/** The security section for custom auth: `auth.openapi` as given, or a bearer scheme naming the user's own check. */
+export function openApiSecurity(authOpenApi: Record<string, unknown> | undefined, openPaths: readonly string[]): OpenApiSecurity {
+  const schemes = authOpenApi?.securitySchemes as Record<string, unknown> | undefined;
+  if (schemes) {
+    return { securitySchemes: schemes, security: (authOpenApi?.security as unknown[] | undefined) ?? Object.keys(schemes).map((name) => ({ [name]: [] })), openPaths };
+  }
+  return {
+    securitySchemes: {
+      custom_auth: { type: "http", scheme: "bearer", description: "Checked by the project's own authenticate hook (langgraph.json auth.path)." },
+    },
+    security: [{ custom_auth: [] }],
+    openPaths,
+  };
+}
+
+export function buildOpenApi(routes: RouteSpec[], info: { version: string; prefix: string; security?: OpenApiSecurity }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of routes) {
     const path = info.prefix + spec.path.replace(/:([A-Za-z_]+)/g, "{$1}");
@@ -46,6 +68,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string; prefi
       tags: [spec.tag],
       summary: spec.summary,
       ...(parameters.length ? { parameters } : {}),
+      ...(info.security?.openPaths.includes(spec.path) ? { security: [] } : {}),
       ...(spec.body
         ? { requestBody: { required: !spec.bodyOptional, content: { "application/json": { schema: toSchema(spec.body) } } } }
         : {}),
@@ -60,7 +83,8 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string; prefi
     openapi: "3.1.0",
     info: { title: "Gantry Agent Server", version: info.version, description: "The LangGraph Agent Server API, served by Gantry." },
     paths,
-    components: { schemas },
+    components: { schemas, ...(info.security ? { securitySchemes: info.security.securitySchemes } : {}) },
+    ...(info.security ? { security: info.security.security } : {}),
   };
 }
 

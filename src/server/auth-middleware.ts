@@ -1,0 +1,27 @@
+// Authenticates every request, once, before any route runs, and leaves the caller's Access for the
+// routes. Only installed when langgraph.json has `auth`; /ok and the API docs stay open. A header
+// such as `x-auth-scheme` changes nothing here: every other request goes through `authenticate`.
+import type { MiddlewareHandler } from "hono";
+import { accessFor } from "../auth/authorize.js";
+import { authenticateRequest } from "../auth/authenticate.js";
+import type { AuthenticateHook, AuthHooks } from "../auth/load-auth.js";
+import type { Logger } from "../logging.js";
+import type { AppEnv } from "./app-env.js";
+
+/** What stays reachable without credentials: the health check and the API description. */
+export const OPEN_PATHS = ["/ok", "/docs", "/openapi.json"] as const;
+
+export function authMiddleware(hooks: AuthHooks & { authenticate: AuthenticateHook }, options: { prefix: string; log: Logger }): MiddlewareHandler<AppEnv> {
+  const open = new Set(OPEN_PATHS.map((path) => options.prefix + path));
+  return async function authenticate(c, next) {
+    // Preflights carry no credentials by design; CORS answers them.
+    if (c.req.method === "OPTIONS" || open.has(c.req.path)) return next();
+    try {
+      c.set("access", accessFor(hooks, await authenticateRequest(hooks.authenticate, c.req.raw)));
+    } catch (err) {
+      options.log.debug("authentication refused", { request_id: c.get("requestId"), cause: String((err as Error).cause ?? (err as Error).message) });
+      throw err;
+    }
+    await next();
+  };
+}
