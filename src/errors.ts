@@ -36,9 +36,8 @@ export class AuthRejection extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
 
-  /** `cause`: what the user's code threw instead, for the log only. */
-  constructor(status: number, message: string, headers: Record<string, string>, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
+  constructor(status: number, message: string, headers: Record<string, string>) {
+    super(message);
     this.name = "AuthRejection";
     this.status = status;
     this.headers = headers;

@@ -11,6 +11,6 @@ export async function authenticateRequest(authenticate: AuthenticateHook, reques
   try {
     return normaliseUser(await authenticate(request));
   } catch (err) {
-    throw asAuthRejection(err) ?? new AuthRejection(401, "Authentication failed: the request's credentials were not accepted", {}, err);
+    throw asAuthRejection(err) ?? new AuthRejection(401, "Authentication failed: the request's credentials were not accepted", {});
   }
 }

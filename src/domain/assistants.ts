@@ -137,7 +137,8 @@ export function assistantService(deps: { assistants: AssistantRepo; threads: Thr
 function searchAuth(filter: AssistantFilter, page: Page | undefined, access: Access | undefined) {
   return authorize(access, "assistants", "search", {
     graph_id: filter.graph_id ?? null,
-    metadata: filter.metadata ?? {},
+    // A copy: a handler that changes the search value does not change the search.
+    metadata: { ...(filter.metadata ?? {}) },
     limit: page?.limit ?? null,
     offset: page?.offset ?? null,
   });

@@ -172,10 +172,11 @@ export function threadService(deps: {
 
 function searchAuth(filter: ThreadFilter, page: Page | undefined, access: Access | undefined) {
   return authorize(access, "threads", "search", {
-    metadata: filter.metadata ?? {},
-    ids: filter.ids ?? null,
+    // A copy: a handler that changes the search value does not change the search.
+    metadata: { ...(filter.metadata ?? {}) },
+    ids: filter.ids ? [...filter.ids] : null,
     status: filter.status ?? null,
-    values: filter.values ?? {},
+    values: { ...(filter.values ?? {}) },
     limit: page?.limit ?? null,
     offset: page?.offset ?? null,
   });

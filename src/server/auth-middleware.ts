@@ -19,7 +19,8 @@ export function authMiddleware(hooks: AuthHooks & { authenticate: AuthenticateHo
     try {
       c.set("access", accessFor(hooks, await authenticateRequest(hooks.authenticate, c.req.raw)));
     } catch (err) {
-      options.log.debug("authentication refused", { request_id: c.get("requestId"), cause: String((err as Error).cause ?? (err as Error).message) });
+      // The status only: what the user's code threw may quote a credential.
+      options.log.debug("authentication refused", { request_id: c.get("requestId"), status: (err as { status?: number }).status });
       throw err;
     }
     await next();
