@@ -5,22 +5,14 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@langchain/langgraph-sdk";
+import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
+import { AUTH_CONFIG, clientFor } from "./auth-isolation.cases.js";
 import { fixture } from "./fixture-paths.js";
 import { detailOf, eventually, request } from "./http.js";
 
-const AUTH_CONFIG = fixture("auth", "langgraph.json");
 const AUTH_OPENAPI_CONFIG = fixture("auth", "langgraph.openapi.json");
-
-export function clientFor(url: string, token: string | null): Client {
-  return new Client({
-    apiUrl: url,
-    callerOptions: { maxRetries: 0 },
-    ...(token ? { defaultHeaders: { Authorization: `Bearer ${token}` } } : {}),
-  });
-}
 
 describe("custom auth", () => {
   let server: RunningGantry;
@@ -113,10 +105,10 @@ describe("custom auth", () => {
       const thread = await alice.threads.create();
       const cron = await alice.crons.createForThread(thread.thread_id, assistant.assistant_id, { schedule: "0 0 1 1 *" });
       const run = await alice.runs.create(thread.thread_id, assistant.assistant_id, { input: {} });
-      expect(thread.metadata.handled_by).toBe("threads:create");
-      expect(assistant.metadata.handled_by).toBe("assistants");
-      expect(cron.metadata.handled_by).toBe("*:create");
-      expect(run.metadata.handled_by).toBe("*");
+      expect(thread.metadata).toMatchObject({ handled_by: "threads:create" });
+      expect(assistant.metadata).toMatchObject({ handled_by: "assistants" });
+      expect(cron.metadata).toMatchObject({ handled_by: "*:create" });
+      expect(run.metadata).toMatchObject({ handled_by: "*" });
       await alice.runs.join(thread.thread_id, run.run_id);
     });
 
@@ -141,9 +133,9 @@ describe("custom auth", () => {
     it("persists the owner a handler stamps, whatever the client sent, and filters on it", async () => {
       const thread = await alice.threads.create({ metadata: { owner: "bob", topic: "tea" } });
       expect(thread.metadata).toMatchObject({ owner: "alice", topic: "tea" });
-      expect((await alice.threads.get(thread.thread_id)).metadata.owner).toBe("alice");
+      expect((await alice.threads.get(thread.thread_id)).metadata).toMatchObject({ owner: "alice" });
       const patched = await alice.threads.update(thread.thread_id, { metadata: { owner: "carol" } });
-      expect(patched.metadata.owner).toBe("alice");
+      expect(patched.metadata).toMatchObject({ owner: "alice" });
       const carolsView = await carol.threads.search({ metadata: { topic: "tea" } });
       expect(carolsView.map((t) => t.thread_id)).not.toContain(thread.thread_id);
       await expect(carol.threads.get(thread.thread_id)).rejects.toThrow(/HTTP 404/);
@@ -172,7 +164,7 @@ describe("custom auth", () => {
       const assistant = await alice.assistants.create({ graphId: "agent" });
       const thread = await alice.threads.create();
       const run = await alice.runs.create(thread.thread_id, assistant.assistant_id, { input: {} });
-      expect(run.kwargs).toMatchObject({ config: { configurable: { langgraph_auth_user_id: "alice" } } });
+      expect((run as unknown as { kwargs: unknown }).kwargs).toMatchObject({ config: { configurable: { langgraph_auth_user_id: "alice" } } });
       await alice.runs.join(thread.thread_id, run.run_id);
       expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({ user_id: "alice", display_name: "Alice A." });
     });
