@@ -31,6 +31,8 @@ interface Holdings {
   activeRun: Run;
   /** A stateless run that waits a minute. */
   statelessRun: Run;
+  /** Queued behind activeRun and not due for an hour: pending throughout. */
+  pendingRun: Run;
   cronId: string;
   /** Under the user's own namespace (the handler prefixes it with their identity). */
   privateKey: string;
@@ -46,6 +48,7 @@ async function createHoldings(client: Client, tag: string): Promise<Holdings> {
   const busyThread = await client.threads.create({ metadata: { tag } });
   const activeRun = await client.runs.create(busyThread.thread_id, assistant.assistant_id, { input: { ms: 60_000 } });
   const statelessRun = await client.runs.create(null, assistant.assistant_id, { input: { ms: 60_000 }, metadata: { tag } });
+  const pendingRun = await client.runs.create(busyThread.thread_id, assistant.assistant_id, { input: {}, afterSeconds: 3600, multitaskStrategy: "enqueue" });
   const cron = await client.crons.createForThread(thread.thread_id, assistant.assistant_id, { schedule: "0 0 1 1 *", metadata: { tag } });
   const privateKey = `private-${randomUUID()}`;
   const sharedKey = `shared-${randomUUID()}`;
@@ -57,6 +60,7 @@ async function createHoldings(client: Client, tag: string): Promise<Holdings> {
     finishedRun: { ...finishedRun, status: "success" },
     activeRun,
     statelessRun,
+    pendingRun,
     cronId: cron.cron_id,
     privateKey,
     sharedKey,
@@ -176,22 +180,13 @@ const HIDDEN: Array<[string, (ctx: Ctx) => Promise<string[]>, (a: Holdings) => s
     async ({ bob }) => (await bob.store.listNamespaces({ limit: 100 })).namespaces.map((ns) => ns.join(".")),
     () => ["alice.docs", "shared"],
   ],
-  [
-    "cancel alice's run in bulk by id",
-    async ({ bobRaw, a }) => {
-      await bobRaw("POST", "/runs/cancel", { thread_id: a.activeRun.thread_id, run_ids: [a.activeRun.run_id] });
-      return [];
-    },
-    () => [],
-  ],
-  [
-    "cancel every active run in bulk",
-    async ({ bobRaw }) => {
-      await bobRaw("POST", "/runs/cancel", { status: "all" });
-      return [];
-    },
-    () => [],
-  ],
+];
+
+/** Bulk cancels as bob (answered 204 whatever they matched): alice's pending run must stay pending. */
+const BULK_CANCELS: Array<[string, (a: Holdings) => unknown]> = [
+  ["by id", (a) => ({ thread_id: a.pendingRun.thread_id, run_ids: [a.pendingRun.run_id] })],
+  ["of every pending run", () => ({ status: "pending" })],
+  ["of every run", () => ({ status: "all" })],
 ];
 
 /** Counts as bob: each must equal what bob's own search sees. */
@@ -241,6 +236,10 @@ export function describeAuthIsolationE2E(label: string, open: OpenStore): void {
       it.each(COUNTED)("bob's %s counts only bob's", async (_name, count, expected) => {
         expect(await count(ctx)).toBe(await expected(ctx));
       });
+      it.each(BULK_CANCELS)("bob's bulk cancel %s leaves alice's runs alone", async (_name, body) => {
+        expect((await ctx.bobRaw("POST", "/runs/cancel", body(ctx.a))).status).toBe(204);
+        expect((await ctx.alice.runs.get(ctx.a.pendingRun.thread_id, ctx.a.pendingRun.run_id)).status).toBe("pending");
+      });
     });
 
     describe("alice's things are untouched, and alice's own lists hold none of bob's", () => {
@@ -250,6 +249,7 @@ export function describeAuthIsolationE2E(label: string, open: OpenStore): void {
         expect((await alice.threads.get(a.threadId)).metadata).toMatchObject({ owner: "alice", tag: "alice" });
         expect(await alice.runs.get(a.threadId, a.finishedRun.run_id)).toMatchObject({ status: "success" });
         expect(["pending", "running"]).toContain((await alice.runs.get(a.activeRun.thread_id, a.activeRun.run_id)).status);
+        expect((await alice.runs.get(a.pendingRun.thread_id, a.pendingRun.run_id)).status).toBe("pending");
         const cron = throwUnlessOk(await request(ctx.url, "GET", `/runs/crons/${a.cronId}`, { headers: { authorization: "Bearer token-alice" } }));
         expect(cron.json).toMatchObject({ cron_id: a.cronId, schedule: "0 0 1 1 *", user_id: "alice" });
         expect((await alice.store.getItem(["docs"], a.privateKey))?.value).toEqual({ tag: "alice" });
