@@ -111,7 +111,11 @@ export function assistantService(deps: { assistants: AssistantRepo; threads: Thr
       const assistantId = resolveId(idOrGraphId);
       const auth = await authorize(access, "assistants", "delete", { assistant_id: assistantId });
       await mustGet(assistantId, auth);
-      if (options.deleteThreads) await threads.deleteByAssistant(assistantId);
+      if (options.deleteThreads) {
+        // Only the threads the caller may delete: another user's thread may name this assistant too.
+        const threadAuth = await authorize(access, "threads", "delete", { thread_id: null, assistant_id: assistantId });
+        await threads.deleteByAssistant(assistantId, threadAuth);
+      }
       if (!(await assistants.delete(assistantId, auth))) throw notFound(`Assistant ${assistantId} not found`);
     },
     search: async (filter, sort, page, access) => assistants.search({ ...filter, ...authField(await searchAuth(filter, page, access)) }, sort, page),

@@ -110,8 +110,8 @@ export interface ThreadRepo {
   get(threadId: string, options?: { includeTtl?: boolean; auth?: AuthFilter }): Promise<Thread | null>;
   update(threadId: string, patch: ThreadPatch, auth?: AuthFilter): Promise<Thread | null>;
   delete(threadId: string, auth?: AuthFilter): Promise<boolean>;
-  /** Deletes every thread whose metadata.assistant_id is the given id; returns how many. */
-  deleteByAssistant(assistantId: string): Promise<number>;
+  /** Deletes every thread whose metadata.assistant_id is the given id (and that matches `auth`); returns how many. */
+  deleteByAssistant(assistantId: string, auth?: AuthFilter): Promise<number>;
   search(filter: ThreadFilter, sort: { by: ThreadSortField; order: SortOrder }, page: Page): Promise<Paged<Thread>>;
   count(filter: ThreadFilter): Promise<number>;
   /** Copies the thread row (metadata, config, values, status) under a new id; null when the source is missing. */

@@ -274,14 +274,19 @@ export function describeAuthIsolationE2E(label: string, open: OpenStore): void {
         expect(await alice.threads.count()).toBe(threads.length);
       });
 
-      it("lets alice cancel and delete her own things", async () => {
-        const { alice, a } = ctx;
+      it("lets alice cancel and delete her own things, and only hers", async () => {
+        const { alice, bob, a } = ctx;
+        const bobsThreadNamingHerAssistant = await bob.threads.create({ metadata: { assistant_id: a.assistantId } });
         await alice.runs.cancel(a.activeRun.thread_id, a.activeRun.run_id, true);
         await alice.runs.delete(a.threadId, a.finishedRun.run_id);
         await alice.crons.delete(a.cronId);
         await alice.store.deleteItem(["shared"], a.sharedKey);
         await alice.threads.delete(a.threadId);
         await expect(alice.threads.get(a.threadId)).rejects.toThrow(/HTTP 404/);
+        const herThreadOnIt = await alice.threads.create({ metadata: { assistant_id: a.assistantId } });
+        await alice.assistants.delete(a.assistantId, { deleteThreads: true });
+        await expect(alice.threads.get(herThreadOnIt.thread_id)).rejects.toThrow(/HTTP 404/);
+        expect((await bob.threads.get(bobsThreadNamingHerAssistant.thread_id)).thread_id).toBe(bobsThreadNamingHerAssistant.thread_id);
       });
     });
   });

@@ -125,8 +125,9 @@ export function postgresThreads(pool: Pool): ThreadRepo {
       return (result.rowCount ?? 0) > 0;
     },
 
-    async deleteByAssistant(assistantId) {
-      const result = await run(pool, "DELETE FROM threads WHERE metadata @> $1::jsonb", [JSON.stringify({ assistant_id: assistantId })]);
+    async deleteByAssistant(assistantId, auth) {
+      const values: unknown[] = [JSON.stringify({ assistant_id: assistantId })];
+      const result = await run(pool, `DELETE FROM threads WHERE metadata @> $1::jsonb${andAuth(auth, values)}`, values);
       return result.rowCount ?? 0;
     },
 

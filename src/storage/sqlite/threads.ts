@@ -196,8 +196,8 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
       const where = authWhere(auth);
       return sql(`DELETE FROM threads WHERE thread_id = ? AND ${where.sql}`).run(threadId, ...where.params).changes > 0;
     },
-    async deleteByAssistant(assistantId) {
-      const where = whereClause({ metadata: { assistant_id: assistantId } });
+    async deleteByAssistant(assistantId, auth) {
+      const where = whereClause({ metadata: { assistant_id: assistantId }, ...(auth ? { auth } : {}) });
       return sql(`DELETE FROM threads ${where.sql}`).run(...where.params).changes;
     },
     async search(filter, sort: { by: ThreadSortField; order: SortOrder }, page: Page) {

@@ -60,7 +60,7 @@ export function authFilterCases({ storage, test }: CaseContext): void {
     expect(await s().threads.count({ metadata: { marker }, auth: eq("owner", "ann") })).toBe(2);
   });
 
-  test("an auth filter on a thread makes a non-matching one missing to get, update, delete, copy and existing", async () => {
+  test("an auth filter on a thread makes a non-matching one missing to get, update, delete, copy, existing and deleteByAssistant", async () => {
     const mine = eq("owner", newMarker());
     const theirs = eq("owner", newMarker());
     const threadId = await thread({ owner: theirs[0]!.value });
@@ -75,6 +75,11 @@ export function authFilterCases({ storage, test }: CaseContext): void {
     expect((await s().threads.update(threadId, { metadata: { kept: true } }, theirs))?.metadata).toMatchObject({ kept: true });
     expect((await s().threads.copy(threadId, newId(), theirs))?.metadata).toMatchObject({ kept: true });
     expect(await s().threads.existing([threadId], theirs)).toEqual([threadId]);
+    const assistantId = newId();
+    const named = await thread({ owner: theirs[0]!.value, assistant_id: assistantId });
+    expect(await s().threads.deleteByAssistant(assistantId, mine)).toBe(0);
+    expect(await s().threads.deleteByAssistant(assistantId, theirs)).toBe(1);
+    expect(await s().threads.get(named)).toBeNull();
     expect(await s().threads.delete(threadId, theirs)).toBe(true);
   });
 
