@@ -193,6 +193,7 @@ export function cronService(deps: CronServiceDeps): CronService {
   };
 
   function searchAuth(filter: CronFilter, page: Page | undefined, access: Access | undefined) {
+    if (!access) return undefined;
     return authorize(access, "crons", "search", {
       assistant_id: filter.assistant_id ?? null,
       thread_id: filter.thread_id ?? null,
