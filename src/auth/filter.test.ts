@@ -3,7 +3,8 @@ import { parseAuthFilter } from "./filter.js";
 
 describe("parseAuthFilter", () => {
   it("reads plain scalars and $eq as equality, and $contains as array containment", () => {
-    expect(parseAuthFilter({ owner: "ann", level: 3, vip: true, gone: null, team: { $eq: "red" }, tags: { $contains: "x" }, all: { $contains: ["a", "b"] } }, "threads:read")).toEqual([
+    const returned = { owner: "ann", level: 3, vip: true, gone: null, team: { $eq: "red" }, tags: { $contains: "x" }, all: { $contains: ["a", "b"] } };
+    expect(parseAuthFilter(returned, "threads:read")).toEqual([
       { key: "owner", op: "eq", value: "ann" },
       { key: "level", op: "eq", value: 3 },
       { key: "vip", op: "eq", value: true },

@@ -150,7 +150,12 @@ export function cronService(deps: CronServiceDeps): CronService {
     get: async (cronId, access) => withoutRevision(await mustGet(cronId, await authorize(access, "crons", "read", { cron_id: cronId }))),
     async update(cronId, request, access) {
       const patch = { ...request, ...(request.metadata ? { metadata: { ...request.metadata } } : {}) };
-      const value: Record<string, unknown> = { cron_id: cronId, payload: pickRunFields(patch), ...(patch.schedule ? { schedule: patch.schedule } : {}), ...(patch.metadata ? { metadata: patch.metadata } : {}) };
+      const value: Record<string, unknown> = {
+        cron_id: cronId,
+        payload: pickRunFields(patch),
+        ...(patch.schedule ? { schedule: patch.schedule } : {}),
+        ...(patch.metadata ? { metadata: patch.metadata } : {}),
+      };
       const auth = await authorize(access, "crons", "update", value);
       if (access && value.metadata) patch.metadata = value.metadata as Record<string, unknown>;
       if (access && patch.config) {

@@ -99,8 +99,8 @@ export function runService(deps: RunServiceDeps): RunService {
 
   return {
     checkWebhook,
-    async create(threadId, request, headers, access) {
-      const body = { ...request, metadata: { ...(request.metadata ?? {}) } };
+    async create(threadId, input, request, access) {
+      const body = { ...input, metadata: { ...(input.metadata ?? {}) } };
       const assistant = await assistants.get(body.assistant_id, access);
       const stateless = threadId === null;
       if (body.webhook !== undefined) await checkWebhook(body.webhook);
@@ -130,7 +130,7 @@ export function runService(deps: RunServiceDeps): RunService {
       const config = mergeConfig(assistant.config, body.config);
       const configurable: JsonObject = {
         ...(config.configurable as JsonObject | undefined),
-        ...deps.configurableHeaders(headers.headers),
+        ...deps.configurableHeaders(request.headers),
         // The creator, stored with the run: a background run acts for them, whatever the client sent.
         ...(access ? authConfigurable(access.user) : {}),
         run_id: runId,

@@ -101,7 +101,9 @@ export function storeService(deps: { store: StoreRepo; settings: StoreSettings; 
         const value: Record<string, unknown> = { namespace: [...input.namespace], key: input.key, value: input.value, index: input.index ?? null };
         auth = await access.authorize("store", "put", value);
         input.namespace = namespaceAfter(value, "namespace", false);
-        if (auth && !matchesAuthFilter(input.value, auth)) throw forbidden(`Forbidden: the item's value does not match what store:put allows for user ${access.user.identity}`);
+        if (auth && !matchesAuthFilter(input.value, auth)) {
+          throw forbidden(`Forbidden: the item's value does not match what store:put allows for user ${access.user.identity}`);
+        }
       }
       const ttl = input.ttl ?? settings.defaultTtl ?? null;
       if (ttl !== null && !(ttl > 0)) throw invalid("Field 'ttl' must be a positive number of minutes");

@@ -53,7 +53,11 @@ const emptyState = (threadId: string): ThreadState => ({
 export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphRegistry; checkpoints: CheckpointStore }): ThreadStateService {
   const { threads, graphs, checkpoints } = deps;
 
-  const threadAndGraph = async (threadId: string, access: Access | undefined, action: "read" | "update"): Promise<{ thread: Thread; graph: CompiledGraphLike | null }> => {
+  const threadAndGraph = async (
+    threadId: string,
+    access: Access | undefined,
+    action: "read" | "update",
+  ): Promise<{ thread: Thread; graph: CompiledGraphLike | null }> => {
     const auth = await authorize(access, "threads", action, { thread_id: threadId });
     const thread = await threads.get(threadId, authField(auth));
     if (!thread) throw notFound(`Thread ${threadId} not found`);

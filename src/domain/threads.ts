@@ -1,12 +1,12 @@
 // Thread rules: creates honour if_exists and the configured default TTL, patches merge metadata,
 // copies need an existing source, and expired threads are swept.
 import { conflict, invalid, notFound } from "../errors.js";
-import { authField, authorize, type Access } from "./access.js";
 import { newId } from "../ids.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
 import type { Page, Paged, SortOrder, ThreadFilter, ThreadRepo, ThreadSortField, ThreadTtlInput } from "../storage/ports.js";
 import type { JsonObject, Thread, TtlStrategy } from "../storage/records.js";
 import { readPath } from "./json-path.js";
+import { authField, authorize, type Access } from "./access.js";
 import type { ThreadStateService } from "./thread-state.js";
 
 export interface ThreadTtlDefaults {
@@ -63,7 +63,12 @@ export function threadService(deps: {
   return {
     async create(request, access) {
       const input = { ...request, thread_id: request.thread_id ?? newId(), metadata: { ...(request.metadata ?? {}) } };
-      const value: Record<string, unknown> = { thread_id: input.thread_id, metadata: input.metadata, if_exists: input.if_exists ?? "raise", ...(input.ttl !== undefined ? { ttl: input.ttl } : {}) };
+      const value: Record<string, unknown> = {
+        thread_id: input.thread_id,
+        metadata: input.metadata,
+        if_exists: input.if_exists ?? "raise",
+        ...(input.ttl !== undefined ? { ttl: input.ttl } : {}),
+      };
       const auth = await authorize(access, "threads", "create", value);
       if (access) input.metadata = (value.metadata ?? {}) as JsonObject;
       const supersteps = input.supersteps ?? [];

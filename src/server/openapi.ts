@@ -27,7 +27,8 @@ export interface OpenApiSecurity {
 export function openApiSecurity(authOpenApi: Record<string, unknown> | undefined, openPaths: readonly string[]): OpenApiSecurity {
   const schemes = authOpenApi?.securitySchemes as Record<string, unknown> | undefined;
   if (schemes) {
-    return { securitySchemes: schemes, security: (authOpenApi?.security as unknown[] | undefined) ?? Object.keys(schemes).map((name) => ({ [name]: [] })), openPaths };
+    const security = (authOpenApi?.security as unknown[] | undefined) ?? Object.keys(schemes).map((name) => ({ [name]: [] }));
+    return { securitySchemes: schemes, security, openPaths };
   }
   return {
     securitySchemes: {
