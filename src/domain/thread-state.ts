@@ -53,14 +53,20 @@ const emptyState = (threadId: string): ThreadState => ({
 export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphRegistry; checkpoints: CheckpointStore }): ThreadStateService {
   const { threads, graphs, checkpoints } = deps;
 
+  /** The thread, when it exists and the caller may `action` it. */
+  const visibleThread = async (threadId: string, access: Access | undefined, action: "read" | "update"): Promise<Thread> => {
+    const auth = await authorize(access, "threads", action, { thread_id: threadId });
+    const thread = await threads.get(threadId, authField(auth));
+    if (!thread) throw notFound(`Thread ${threadId} not found`);
+    return thread;
+  };
+
   const threadAndGraph = async (
     threadId: string,
     access: Access | undefined,
     action: "read" | "update",
   ): Promise<{ thread: Thread; graph: CompiledGraphLike | null }> => {
-    const auth = await authorize(access, "threads", action, { thread_id: threadId });
-    const thread = await threads.get(threadId, authField(auth));
-    if (!thread) throw notFound(`Thread ${threadId} not found`);
+    const thread = await visibleThread(threadId, access, action);
     const graphId = thread.metadata.graph_id;
     if (typeof graphId !== "string" || !graphs.has(graphId)) return { thread, graph: null };
     return { thread, graph: await graphFor(graphId, threadId) };
@@ -152,7 +158,7 @@ export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphReg
     },
 
     async patchMetadata(threadId, metadata, access) {
-      await threadAndGraph(threadId, access, "update");
+      await visibleThread(threadId, access, "update");
       const saver = checkpoints.saver;
       const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
       if (!tuple) throw notFound(`Thread ${threadId} has no checkpoint yet, so there is no state metadata to patch`);
