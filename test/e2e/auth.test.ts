@@ -11,6 +11,7 @@ import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { AUTH_CONFIG, clientFor } from "./auth-isolation.cases.js";
 import { fixture } from "./fixture-paths.js";
 import { detailOf, eventually, request } from "./http.js";
+import { startReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 
 const AUTH_OPENAPI_CONFIG = fixture("auth", "langgraph.openapi.json");
 
@@ -20,6 +21,7 @@ describe("custom auth", () => {
   let clockFile: string;
   let alice: Client;
   let carol: Client;
+  let receiver: WebhookReceiver;
   const T0 = "2030-01-01T00:00:00.000Z";
 
   beforeAll(async () => {
@@ -29,10 +31,12 @@ describe("custom auth", () => {
     server = await startGantry({ config: AUTH_CONFIG, env: { GANTRY_CRON_CLOCK_FILE: clockFile, LOG_LEVEL: "debug" } });
     alice = clientFor(server.url, "token-alice");
     carol = clientFor(server.url, "token-carol");
+    receiver = await startReceiver();
   });
 
   afterAll(async () => {
     await server?.stop();
+    await receiver?.close();
     await rm(clockDir, { recursive: true, force: true });
   });
 
@@ -160,19 +164,28 @@ describe("custom auth", () => {
       expect(values).toMatchObject({ user_id: "alice", permissions: ["delete"], display_name: "Alice A." });
     });
 
-    it("keeps the creator on a background run, which acts as them", async () => {
+    it("keeps the creator on a background run, which acts as them, and its webhook says so", async () => {
       const assistant = await alice.assistants.create({ graphId: "agent" });
       const thread = await alice.threads.create();
-      const run = await alice.runs.create(thread.thread_id, assistant.assistant_id, { input: {} });
+      const webhook = `${receiver.url}/background/${thread.thread_id}`;
+      const run = await alice.runs.create(thread.thread_id, assistant.assistant_id, { input: {}, webhook });
       expect((run as unknown as { kwargs: unknown }).kwargs).toMatchObject({ config: { configurable: { langgraph_auth_user_id: "alice" } } });
       await alice.runs.join(thread.thread_id, run.run_id);
       expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({ user_id: "alice", display_name: "Alice A." });
+      const hook = await eventually("the run's webhook", async () => receiver.received.find((r) => r.path === `/background/${thread.thread_id}`));
+      expect(hook.json).toMatchObject({
+        run_id: run.run_id,
+        status: "success",
+        values: { user_id: "alice" },
+        kwargs: { config: { configurable: { langgraph_auth_user_id: "alice", langgraph_auth_permissions: ["delete"] } } },
+      });
     });
 
     it("stores a cron's creator, and the runs it fires act as them", async () => {
       const assistant = await alice.assistants.create({ graphId: "agent" });
       const thread = await alice.threads.create();
-      const cron = await alice.crons.createForThread(thread.thread_id, assistant.assistant_id, { schedule: "* * * * *", input: {} });
+      const webhook = `${receiver.url}/cron/${thread.thread_id}`;
+      const cron = await alice.crons.createForThread(thread.thread_id, assistant.assistant_id, { schedule: "* * * * *", input: {}, webhook });
       expect(cron.user_id).toBe("alice");
       await writeFile(clockFile, "2030-01-01T00:01:30.000Z\n");
       const [fired] = await eventually("the cron's run", async () => {
@@ -182,6 +195,8 @@ describe("custom auth", () => {
       await alice.runs.join(thread.thread_id, fired!.run_id);
       expect(fired!.metadata).toMatchObject({ cron_id: cron.cron_id, owner: "alice" });
       expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({ user_id: "alice", permissions: ["delete"] });
+      const hook = await eventually("the cron run's webhook", async () => receiver.received.find((r) => r.path === `/cron/${thread.thread_id}`));
+      expect(hook.json).toMatchObject({ run_id: fired!.run_id, values: { user_id: "alice" } });
       await alice.crons.delete(cron.cron_id);
     });
   });
