@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGantry, type RunningGantry } from "../support/gantry-process.js";
+import { runGantryExpectingFailure, startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { AUTH_CONFIG, clientFor } from "./auth-isolation.cases.js";
 import { fixture } from "./fixture-paths.js";
 import { detailOf, eventually, request } from "./http.js";
@@ -217,5 +217,14 @@ describe("custom auth with auth.openapi", () => {
     const doc = (await request(server.url, "GET", "/openapi.json")).json as { components: { securitySchemes?: unknown }; security?: unknown };
     expect(doc.components.securitySchemes).toEqual({ apiKeyAuth: { type: "apiKey", in: "header", name: "x-api-key" } });
     expect(doc.security).toEqual([{ apiKeyAuth: [] }]);
+  });
+});
+
+describe("custom auth configuration", () => {
+  it("refuses to start when auth.path does not name an Auth object, naming the file and the fix", async () => {
+    const run = await runGantryExpectingFailure(["dev", "--config", fixture("broken", "not-an-auth", "langgraph.json"), "--port", "0"]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("auth.path: 'auth' exported from");
+    expect(run.stderr).toContain("is not an Auth object (create it with new Auth() from @langchain/langgraph-sdk/auth)");
   });
 });
