@@ -5,7 +5,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Client } from "@langchain/langgraph-sdk";
+import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runGantryExpectingFailure, startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { AUTH_CONFIG, clientFor } from "./auth-isolation.cases.js";
@@ -226,5 +226,30 @@ describe("custom auth configuration", () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("auth.path: 'auth' exported from");
     expect(run.stderr).toContain("is not an Auth object (create it with new Auth() from @langchain/langgraph-sdk/auth)");
+  });
+});
+
+describe("custom auth from another copy of the SDK", () => {
+  let server: RunningGantry;
+
+  beforeAll(async () => {
+    server = await startGantry({ config: fixture("auth-own-sdk", "langgraph.json") });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("recognises the Auth object and its HTTPException by their shape", async () => {
+    const refused = await request(server.url, "POST", "/threads", { body: {} });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("x-copy")).toBe("other");
+    expect(refused.json).toEqual({ detail: "Send x-api-key" });
+
+    const ann = new Client({ apiUrl: server.url, apiKey: "ann", callerOptions: { maxRetries: 0 } });
+    const ben = new Client({ apiUrl: server.url, apiKey: "ben", callerOptions: { maxRetries: 0 } });
+    const thread = await ann.threads.create();
+    expect(thread.metadata).toMatchObject({ owner: "ann" });
+    await expect(ben.threads.get(thread.thread_id)).rejects.toThrow(/HTTP 404/);
   });
 });
