@@ -152,6 +152,14 @@ describe("custom auth", () => {
       expect(namespaces.namespaces).toContainEqual(["alice", "notes"]);
       expect(await carol.store.getItem(["notes"], "n1")).toBeNull();
     });
+
+    it("refuses with 403 a new store item whose value the handler's filter would not match", async () => {
+      await expect(alice.store.putItem(["strict"], "s1", { text: "no owner" })).rejects.toThrow(/HTTP 403/);
+      await expect(alice.store.putItem(["strict"], "s1", { text: "carol's", owner: "carol" })).rejects.toThrow(/HTTP 403/);
+      await alice.store.putItem(["strict"], "s1", { text: "mine", owner: "alice" });
+      expect((await alice.store.getItem(["strict"], "s1"))?.value).toEqual({ text: "mine", owner: "alice" });
+      await expect(carol.store.getItem(["strict"], "s1")).rejects.toThrow(/HTTP 404/);
+    });
   });
 
   describe("the user reaches the graph", () => {
