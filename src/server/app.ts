@@ -30,6 +30,7 @@ import { storeRoutes } from "./routes/store.js";
 import { threadStateRoutes } from "./routes/thread-state.js";
 import { threadStreamRoutes } from "./routes/thread-stream.js";
 import { threadRoutes } from "./routes/threads.js";
+import { mountUi, UI_BUILD_DIR } from "./ui.js";
 
 export interface AppDeps {
   config: ServerConfig;
@@ -47,6 +48,8 @@ export interface AppDeps {
   metricsSources?: MetricsSource[];
   /** The project's custom auth (langgraph.json `auth`); absent, every request is let through unchecked. */
   auth?: AuthHooks & { authenticate: AuthenticateHook };
+  /** The thread/run view's build output, served at /ui; ui/dist by default. */
+  uiDir?: string;
   /** The user's `http.app` (a Hono app or anything with `fetch`), tried before our routes. */
   userApp?: { fetch: (request: Request, ...rest: unknown[]) => Response | Promise<Response> };
 }
@@ -75,7 +78,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   // full fetch Request just to find that out.
   api.use((c, next) => (c.req.header("content-length") || c.req.header("transfer-encoding") ? limitBody(c, next) : next()));
   // The user's routes are open unless http.enable_custom_route_auth says otherwise (as on the platform).
-  const authenticate = deps.auth ? authMiddleware(deps.auth, { prefix: config.mountPrefix, log }) : undefined;
+  const authenticate = deps.auth ? authMiddleware(deps.auth, { prefix: config.mountPrefix, log, openUi: !http.disable_ui }) : undefined;
   if (authenticate && http.enable_custom_route_auth) api.use(authenticate);
   if (deps.userApp) {
     const userApp = deps.userApp;
@@ -118,6 +121,8 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
     );
   }
   mountRoutes(api, routes);
+  // After the middleware like any route group; custom auth lets its GETs through (auth-middleware.ts).
+  if (!http.disable_ui) mountUi(api, { dir: deps.uiDir ?? UI_BUILD_DIR, prefix: config.mountPrefix });
 
   api.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path}` }, 404));
   api.onError(errorHandler(log));

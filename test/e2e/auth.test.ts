@@ -85,6 +85,14 @@ describe("custom auth", () => {
       }
     });
 
+    it("serves the /ui app's pages and files without credentials, since the page asks for them", async () => {
+      for (const path of ["/ui", "/ui/threads"]) {
+        const page = await request(server.url, "GET", path);
+        expect(page.status, path).not.toBe(401);
+      }
+      expect((await request(server.url, "POST", "/ui/threads", { body: {} })).status).toBe(401);
+    });
+
     it("never lets x-auth-scheme stand in for credentials", async () => {
       const raw = await request(server.url, "POST", "/threads/search", { body: {}, headers: { "x-auth-scheme": "langsmith" } });
       expect(raw.status).toBe(401);
