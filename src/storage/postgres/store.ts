@@ -167,7 +167,11 @@ export function postgresStore(pool: Pool): StoreRepo {
 
     async delete(namespace, key, auth) {
       const values: unknown[] = [namespace.join("."), key];
-      const visible = hasAuthFilter(auth) ? authFilterSql("value", auth, values) : "TRUE";
+      if (!hasAuthFilter(auth)) {
+        await run(pool, "DELETE FROM store_items WHERE namespace = $1 AND key = $2", values);
+        return "deleted";
+      }
+      const visible = authFilterSql("value", auth, values);
       const { rows } = await run<{ visible: boolean }>(
         pool,
         `WITH target AS (SELECT namespace, key, ${visible} AS visible FROM store_items WHERE namespace = $1 AND key = $2),

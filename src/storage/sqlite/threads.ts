@@ -5,8 +5,7 @@ import type { Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "../rec
 import type { NewThread, Page, SortOrder, ThreadFilter, ThreadPatch, ThreadRepo, ThreadSortField, ThreadTtlInput } from "../ports.js";
 import { conflict } from "../../errors.js";
 import { expiresAt } from "../ttl.js";
-import type { AuthFilter } from "../auth-filter.js";
-import { authContainment, hasAuthFilter } from "../auth-filter.js";
+import { authContainment, hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { authFilterSql, indexableEntries, jsonContains, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
 
