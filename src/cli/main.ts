@@ -7,7 +7,9 @@ import { GANTRY_VERSION } from "../version.js";
 const USAGE = `Usage: gantry <command> [options]
 
 Commands:
-  dev     Run the Agent Server on an embedded SQLite file (no services needed)
+  dev            Run the Agent Server on an embedded SQLite file (no services needed)
+  control-plane  Run the /v2/deployments control plane (see gantry control-plane --help)
+  deploy         Create or update a deployment and follow it to DEPLOYED (see gantry deploy --help)
 
 Options for dev:
   --config <path>     langgraph.json to serve (default: ./langgraph.json)
@@ -22,6 +24,9 @@ Environment: DATABASE_URL selects PostgreSQL instead of SQLite; LOG_LEVEL, LOG_J
 MOUNT_PREFIX and HTTP_MAX_REQUEST_BODY_BYTES tune the server.`;
 
 async function main(argv: string[]): Promise<number> {
+  // These commands have options of their own.
+  if (argv[0] === "control-plane") return (await import("./control-plane.js")).runControlPlaneCommand(argv.slice(1));
+  if (argv[0] === "deploy") return (await import("./deploy.js")).runDeployCommand(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

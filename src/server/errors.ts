@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HTTPException } from "hono/http-exception";
-import { AuthRejection, GantryError, type ErrorKind } from "../errors.js";
+import { AuthRejection, GantryError, ValidationFailure, type ErrorKind } from "../errors.js";
 import type { Logger } from "../logging.js";
 
 const STATUS_BY_KIND = {
@@ -25,6 +25,9 @@ export function statusOf(kind: ErrorKind): (typeof STATUS_BY_KIND)[ErrorKind] {
 
 export function errorHandler(log: Logger) {
   return function onError(err: Error, c: Context): Response {
+    if (err instanceof ValidationFailure) {
+      return c.json({ detail: err.issues }, statusOf(err.kind));
+    }
     if (err instanceof GantryError) {
       return c.json({ detail: err.message }, statusOf(err.kind));
     }
