@@ -117,6 +117,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
       await emit("error", error);
       outcome = { status: "timeout", thread_status: "error", error, ...(await stateOf(storage, ctx, kwargs, threadId)) };
     } else if (action === "rollback") {
+      await storage.checkpoints.fenceRun(run.run_id);
       await storage.checkpoints.deleteAfter(threadId, before);
       outcome = { status: "interrupted", thread_status: "idle", delete_run: true, ...(await stateOf(storage, ctx, kwargs, threadId)) };
     } else if (action === "interrupt") {
@@ -133,6 +134,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   }
   if (kwargs.temporary) {
     outcome.delete_thread = true;
+    if (signal.aborted) await storage.checkpoints.fenceRun(run.run_id);
     await storage.checkpoints.deleteThread(threadId).catch((err: unknown) => runLog.warn("deleting a temporary thread's checkpoints failed", { err }));
   }
   if (kwargs.webhook && ctx.webhooks) {
