@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import type { AddressInfo } from "node:net";
 import { applyProjectEnv, type ServeRole, type ServerConfig } from "../config/server-config.js";
 import { parseImportString } from "../config/langgraph-config.js";
+import { loadAuth, type AuthenticateHook, type AuthHooks } from "../auth/load-auth.js";
 import { assistantService, ensureSystemAssistants } from "../domain/assistants.js";
 import { cronService } from "../domain/crons.js";
 import { headerFilter } from "../domain/configurable-headers.js";
@@ -75,6 +76,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
 
   const graphs = await loadGraphRegistry(config.project.graphs);
   const userApp = config.project.http.app ? await loadUserApp(config.project.root, config.project.http.app) : undefined;
+  const auth = await loadProjectAuth(config.project.root, config.project.raw.auth?.path, logger);
   const storeConfig = config.project.raw.store;
   const storeIndex = storeConfig?.index ? await loadStoreIndex(config.project.root, storeConfig.index) : undefined;
   const { storage, migrated, location } = await openStorage(config);
@@ -179,6 +181,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     metricsSources: [webhookMetrics],
     ...(infra.probes ? { probes: infra.probes } : {}),
     ...(userApp ? { userApp } : {}),
+    ...(auth ? { auth } : {}),
   };
   const app = servesApi ? createApp(deps).app : healthOnlyApp(storage, infra.probes ?? [], config.mountPrefix);
   const sweeper = runsWorker
@@ -248,6 +251,18 @@ function healthOnlyApp(storage: Storage, probes: HealthProbe[], prefix: string):
   });
   app.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path}: this process runs with --role worker (only /ok)` }, 404));
   return app;
+}
+
+/** The project's auth hooks, or nothing: without `authenticate` requests go through unchecked (spec §6.3). */
+async function loadProjectAuth(root: string, path: string | undefined, logger: Logger): Promise<(AuthHooks & { authenticate: AuthenticateHook }) | undefined> {
+  if (!path) return undefined;
+  const hooks = await loadAuth(root, path);
+  if (!hooks.authenticate) {
+    logger.warn("auth.path has no authenticate handler: requests are not authenticated and its handlers do not run", { path });
+    return undefined;
+  }
+  logger.info("custom auth loaded", { path, handlers: [...hooks.handlers.keys()] });
+  return { ...hooks, authenticate: hooks.authenticate };
 }
 
 async function loadUserApp(root: string, spec: string): Promise<NonNullable<AppDeps["userApp"]>> {

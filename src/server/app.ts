@@ -15,7 +15,10 @@ import type { Logger } from "../logging.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { Storage } from "../storage/ports.js";
 import type { AppEnv } from "./app-env.js";
+import type { AuthenticateHook, AuthHooks } from "../auth/load-auth.js";
+import { authMiddleware, OPEN_PATHS } from "./auth-middleware.js";
 import { corsMiddleware } from "./cors.js";
+import { openApiSecurity } from "./openapi.js";
 import { errorHandler } from "./errors.js";
 import { createMetrics, type MetricsSource } from "./metrics.js";
 import { mountRoutes, type RouteSpec } from "./route.js";
@@ -47,6 +50,8 @@ export interface AppDeps {
   probes?: HealthProbe[];
   /** Counters from outside HTTP (webhook deliveries) shown on /metrics. */
   metricsSources?: MetricsSource[];
+  /** The project's custom auth (langgraph.json `auth`); absent, every request is let through unchecked. */
+  auth?: AuthHooks & { authenticate: AuthenticateHook };
   /** The thread/run view's build output, served at /ui; ui/dist by default. */
   uiDir?: string;
   /** The user's `http.app` (a Hono app or anything with `fetch`), tried before our routes. */
@@ -76,6 +81,9 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   // Without either header an HTTP/1.1 request has no body; asking hono's bodyLimit would build a
   // full fetch Request just to find that out.
   api.use((c, next) => (c.req.header("content-length") || c.req.header("transfer-encoding") ? limitBody(c, next) : next()));
+  // The user's routes are open unless http.enable_custom_route_auth says otherwise (as on the platform).
+  const authenticate = deps.auth ? authMiddleware(deps.auth, { prefix: config.mountPrefix, log, openUi: !http.disable_ui }) : undefined;
+  if (authenticate && http.enable_custom_route_auth) api.use(authenticate);
   if (deps.userApp) {
     const userApp = deps.userApp;
     api.use(async (c, next) => {
@@ -89,10 +97,12 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
     });
   }
 
+  if (authenticate && !http.enable_custom_route_auth) api.use(authenticate);
+
   const routes: RouteSpec[] = [healthRoute({ storage: deps.storage, ...(deps.probes ? { probes: deps.probes } : {}) })];
   if (!http.disable_assistants) routes.push(...assistantRoutes({ assistants: deps.assistants, graphs: deps.graphs }));
   if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }), ...threadStateRoutes({ state: deps.state }));
-  if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.storage.threads, events: deps.events }));
+  if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.threads, events: deps.events }));
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, events: deps.events, storage: deps.storage, prefix: config.mountPrefix }));
   if (!http.disable_runs) routes.push(...cronRoutes({ crons: deps.crons }));
   if (!http.disable_store) routes.push(...storeRoutes({ store: deps.store }));
@@ -110,11 +120,12 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
           store: !http.disable_store,
         },
         allRoutes: () => routes,
+        ...(deps.auth ? { security: openApiSecurity(config.project.raw.auth?.openapi, OPEN_PATHS) } : {}),
       }),
     );
   }
   mountRoutes(api, routes);
-  // After the middleware like any route group, so whatever guards the API guards /ui as well.
+  // After the middleware like any route group; custom auth lets its GETs through (auth-middleware.ts).
   if (!http.disable_ui) mountUi(api, { dir: deps.uiDir ?? UI_BUILD_DIR, prefix: config.mountPrefix });
 
   api.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path}` }, 404));

@@ -2,7 +2,7 @@
 import type { Storage } from "../../storage/ports.js";
 import { GANTRY_VERSION, langgraphVersion } from "../../version.js";
 import type { Metrics } from "../metrics.js";
-import { buildOpenApi, renderDocsPage } from "../openapi.js";
+import { buildOpenApi, renderDocsPage, type OpenApiSecurity } from "../openapi.js";
 import { route, type RouteSpec } from "../route.js";
 import { z } from "zod";
 import { optional } from "../schemas/common.js";
@@ -78,8 +78,10 @@ export function metaRoutes(deps: {
   capabilities: Capabilities;
   prefix: string;
   allRoutes: () => RouteSpec[];
+  /** Set when custom auth protects the API. */
+  security?: OpenApiSecurity;
 }): RouteSpec[] {
-  const info = { version: GANTRY_VERSION, prefix: deps.prefix };
+  const info = { version: GANTRY_VERSION, prefix: deps.prefix, ...(deps.security ? { security: deps.security } : {}) };
   return [
     route({
       method: "get",
