@@ -143,6 +143,8 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
       },
       stopped: async (runIds) => {
         for (const runId of runIds) await events.end(runId);
+        // A run stopped before it started may have had its webhook written with the cancel.
+        deliveries?.wake();
       },
     },
   });

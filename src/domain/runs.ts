@@ -4,11 +4,12 @@ import { conflict, invalid, notFound } from "../errors.js";
 import { newId } from "../ids.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
-import type { CancelAction, RunRepo } from "../storage/run-ports.js";
+import type { CancelAction, RunRepo, StoppedRunWebhook } from "../storage/run-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
 import type { Assistant, Json, JsonObject, MultitaskStrategy, Run, RunStatus, Thread } from "../storage/records.js";
 import { authConfigurable, authField, authorize, type Access } from "./access.js";
 import type { AssistantService } from "./assistants.js";
+import { webhookPayload } from "../webhooks/payload.js";
 import { checkWebhookTarget, type ResolveHost, type WebhookUrlPolicy } from "./webhook-url.js";
 
 export interface RunCreate {
@@ -83,8 +84,18 @@ export interface RunServiceDeps {
 
 const unresolvable: ResolveHost = () => Promise.reject(new Error("no resolver"));
 
+/** The webhook of a run cancelled before it started: it ends `interrupted` at the moment of the cancel. */
+const stoppedRunWebhook: StoppedRunWebhook = (run) => {
+  const url = run.kwargs.webhook;
+  if (typeof url !== "string") return undefined;
+  const now = new Date();
+  const payload = webhookPayload({ run, outcome: { status: "interrupted", thread_status: "idle" }, startedAt: now, endedAt: now });
+  return { delivery_id: newId(), run_id: run.run_id, url, payload };
+};
+
 export function runService(deps: RunServiceDeps): RunService {
   const { runs, threads, assistants, graphs, signals } = deps;
+  const webhookFor = deps.webhooksDisabled ? undefined : stoppedRunWebhook;
 
   const mustGet = async (threadId: string | undefined, runId: string, access?: Access): Promise<Run> => {
     const auth = await authorize(access, "threads", "read", { thread_id: threadId ?? null, run_id: runId });
@@ -182,6 +193,7 @@ export function runService(deps: RunServiceDeps): RunService {
           threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
           multitask,
           ...(threadAuth ? { threadAuth } : {}),
+          ...(webhookFor ? { webhookFor } : {}),
           ...(stateless || body.if_not_exists === "create"
             ? { createThread: { metadata: (body.metadata ?? {}) as JsonObject, temporary } }
             : {}),
@@ -215,7 +227,7 @@ export function runService(deps: RunServiceDeps): RunService {
       if (run.status !== "pending" && run.status !== "running") {
         throw conflict(`Run ${runId} has already finished (status ${run.status}); only pending or running runs can be cancelled`);
       }
-      const result = await runs.cancel({ runIds: [runId], ...(threadId ? { threadId } : {}) }, action, auth);
+      const result = await runs.cancel({ runIds: [runId], ...(threadId ? { threadId } : {}) }, action, auth, webhookFor);
       if (result.flagged.length > 0) signals.cancelRequested(result.flagged, action);
       if (result.stopped.length > 0) await signals.stopped(result.stopped);
       return run;
@@ -223,7 +235,7 @@ export function runService(deps: RunServiceDeps): RunService {
     async cancelMany(target, action, access) {
       const value = "status" in target ? { status: target.status, action } : { thread_id: target.threadId, run_ids: target.runIds, action };
       const auth = await authorize(access, "threads", "update", value);
-      const result = await runs.cancel("status" in target ? target : { runIds: target.runIds, threadId: target.threadId }, action, auth);
+      const result = await runs.cancel("status" in target ? target : { runIds: target.runIds, threadId: target.threadId }, action, auth, webhookFor);
       if (result.flagged.length > 0) signals.cancelRequested(result.flagged, action);
       if (result.stopped.length > 0) await signals.stopped(result.stopped);
     },

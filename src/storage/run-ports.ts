@@ -27,7 +27,15 @@ export interface EnqueueOptions {
   multitask: MultitaskStrategy;
   /** An existing thread whose metadata does not match is treated as missing (and never created over). */
   threadAuth?: AuthFilter;
+  /** The webhook of a pending run that interrupt stops before it started, written in the same transaction. */
+  webhookFor?: StoppedRunWebhook;
 }
+
+/**
+ * A pending run stopped by a cancel never reaches a worker, so storage writes its webhook (when this
+ * returns one) in the transaction that stops it. Not called for rollback: the run row is deleted.
+ */
+export type StoppedRunWebhook = (run: Run) => NewWebhookDelivery | undefined;
 
 export type EnqueueResult =
   | {
@@ -99,6 +107,7 @@ export interface RunRepo {
     target: { runIds: string[]; threadId?: string } | { status: "pending" | "running" | "all" },
     action: CancelAction,
     auth?: AuthFilter,
+    webhookFor?: StoppedRunWebhook,
   ): Promise<CancelResult>;
   /**
    * Running runs whose lease ran out go back to pending (their next attempt resumes from the last

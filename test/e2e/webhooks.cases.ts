@@ -169,6 +169,20 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
       await settled(store, [run.run_id]);
     });
 
+    it("sends the webhook of a run cancelled while still pending, and of one that an interrupt run stopped before it started", async () => {
+      const thread = await client.threads.create();
+      const later = await client.runs.create(thread.thread_id, "echo", { input: { text: "later" }, afterSeconds: 600, webhook: `${receiver.url}/pending` });
+      await client.runs.cancel(thread.thread_id, later.run_id);
+      const [cancelled] = await receiver.waitFor(1);
+      expect(cancelled!.json).toMatchObject({ run_id: later.run_id, status: "interrupted", run_ended_at: expect.stringMatching(ISO) });
+
+      const queued = await client.runs.create(thread.thread_id, "echo", { input: { text: "queued" }, afterSeconds: 600, webhook: `${receiver.url}/queued` });
+      await client.runs.create(thread.thread_id, "echo", { input: { text: "now" }, multitaskStrategy: "interrupt" });
+      const hooks = await receiver.waitFor(2);
+      expect(hooks[1]!.json).toMatchObject({ run_id: queued.run_id, status: "interrupted" });
+      await settled(store, [later.run_id, queued.run_id]);
+    });
+
     it("retries a receiver that fails twice: three attempts with the same delivery id, counted in /metrics", async () => {
       const before = await webhookAttempts(gantry);
       receiver.script(503, 500);

@@ -4,7 +4,7 @@
 // the sweeper skip a locked thread with SKIP LOCKED and so never wait at all.
 import type { Pool, PoolClient } from "pg";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../records.js";
-import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, RunRepo } from "../run-ports.js";
+import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, RunRepo, StoppedRunWebhook } from "../run-ports.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { authFilterSql, param, run as query, transaction } from "./sql-helpers.js";
 import { insertWebhookDelivery } from "./webhooks.js";
@@ -86,7 +86,14 @@ async function lockThreads(client: PoolClient, threadIds: string[]): Promise<str
 type CancelTarget = { runIds: string[]; threadId?: string } | { status: "pending" | "running" | "all" };
 
 /** Stops the target's pending runs and flags its running ones, on threads already locked. */
-async function cancelOnLockedThreads(client: PoolClient, threadIds: string[], target: CancelTarget, action: CancelAction, now: Date): Promise<CancelResult> {
+async function cancelOnLockedThreads(
+  client: PoolClient,
+  threadIds: string[],
+  target: CancelTarget,
+  action: CancelAction,
+  now: Date,
+  webhookFor: StoppedRunWebhook | undefined,
+): Promise<CancelResult> {
   const statuses = "runIds" in target || target.status === "all" ? ["pending", "running"] : [target.status];
   // $1 the locked threads, $2 the run ids (NULL: every run with the status).
   const targetRuns = "thread_id = ANY($1::text[]) AND ($2::text[] IS NULL OR run_id = ANY($2::text[]))";
@@ -101,12 +108,18 @@ async function cancelOnLockedThreads(client: PoolClient, threadIds: string[], ta
             `DELETE FROM runs WHERE ${targetRuns} AND status = 'pending' RETURNING run_id, thread_id`,
             params,
           )
-        : await query<{ run_id: string; thread_id: string }>(
+        : await query<RunRow>(
             client,
-            `UPDATE runs SET status = 'interrupted', updated_at = $3 WHERE ${targetRuns} AND status = 'pending' RETURNING run_id, thread_id`,
+            `UPDATE runs SET status = 'interrupted', updated_at = $3 WHERE ${targetRuns} AND status = 'pending' RETURNING ${COLUMNS}`,
             [...params, now],
           );
     result.stopped = rows.map((r) => r.run_id);
+    if (action !== "rollback" && webhookFor) {
+      for (const row of rows) {
+        const webhook = webhookFor(rowToRun(row as RunRow));
+        if (webhook) await insertWebhookDelivery(client, webhook, now);
+      }
+    }
     const touched = [...new Set(rows.map((r) => r.thread_id))];
     if (touched.length > 0) {
       // A thread whose running run was only flagged stays busy until that run finishes.
@@ -175,7 +188,7 @@ export function postgresRuns(pool: Pool): RunRepo {
             now,
           ]);
           if (options.multitask === "interrupt" || options.multitask === "rollback") {
-            const result = await cancelOnLockedThreads(client, [input.thread_id], { status: "all" }, options.multitask, now);
+            const result = await cancelOnLockedThreads(client, [input.thread_id], { status: "all" }, options.multitask, now, options.webhookFor);
             cancelled = result.flagged;
             stopped = result.stopped;
           }
@@ -343,7 +356,7 @@ export function postgresRuns(pool: Pool): RunRepo {
       return result.rowCount === 1;
     },
 
-    async cancel(target, action, auth) {
+    async cancel(target, action, auth, webhookFor) {
       return transaction(pool, async (client) => {
         const now = new Date();
         // Only threads the caller may see: the runs cancelled below are those threads' runs.
@@ -363,7 +376,7 @@ export function postgresRuns(pool: Pool): RunRepo {
               );
         const threads = await lockThreads(client, rows.map((r) => r.thread_id));
         if (threads.length === 0) return { stopped: [], flagged: [] };
-        return cancelOnLockedThreads(client, threads, target, action, now);
+        return cancelOnLockedThreads(client, threads, target, action, now, webhookFor);
       });
     },
 

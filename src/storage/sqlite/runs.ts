@@ -2,7 +2,7 @@
 // nothing to skip-lock, so the claim is a plain UPDATE of the chosen row.
 import type Database from "better-sqlite3";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../records.js";
-import type { CancelAction, CancelResult, ClaimedRun, EnqueueOptions, EnqueueResult, NewRun, RunOutcome, RunRepo } from "../run-ports.js";
+import type { CancelAction, CancelResult, ClaimedRun, EnqueueOptions, EnqueueResult, NewRun, RunOutcome, RunRepo, StoppedRunWebhook } from "../run-ports.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { authFilterSql, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
@@ -70,13 +70,22 @@ export function sqliteRuns(db: Database.Database): RunRepo {
   };
 
   /** Stops runs right away when pending, flags them when running. */
-  const cancelRows = (rows: Array<{ run_id: string; status: string; thread_id: string }>, action: CancelAction, now: string): CancelResult => {
+  const cancelRows = (
+    rows: Array<{ run_id: string; status: string; thread_id: string }>,
+    action: CancelAction,
+    now: string,
+    webhookFor: StoppedRunWebhook | undefined,
+  ): CancelResult => {
     const result: CancelResult = { stopped: [], flagged: [] };
     const threads = new Set<string>();
     for (const row of rows) {
       if (row.status === "pending") {
         if (action === "rollback") sql("DELETE FROM runs WHERE run_id = ?").run(row.run_id);
-        else sql("UPDATE runs SET status = 'interrupted', updated_at = ? WHERE run_id = ?").run(now, row.run_id);
+        else {
+          sql("UPDATE runs SET status = 'interrupted', updated_at = ? WHERE run_id = ?").run(now, row.run_id);
+          const webhook = webhookFor?.(rowToRun(getRow.get(row.run_id) as RunRow));
+          if (webhook) insertWebhookDelivery(db, webhook, now);
+        }
         result.stopped.push(row.run_id);
         threads.add(row.thread_id);
       } else if (row.status === "running") {
@@ -119,7 +128,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     let stopped: string[] = [];
     if (thread && (options.multitask === "interrupt" || options.multitask === "rollback")) {
       const active = (inflight.all(run.thread_id) as Array<{ run_id: string; status: string }>).map((r) => ({ ...r, thread_id: run.thread_id }));
-      const result = cancelRows(active, options.multitask, now);
+      const result = cancelRows(active, options.multitask, now, options.webhookFor);
       cancelled = result.flagged;
       stopped = result.stopped;
     }
@@ -195,6 +204,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       target: { runIds: string[]; threadId?: string } | { status: "pending" | "running" | "all" },
       action: CancelAction,
       auth: AuthFilter | undefined,
+      webhookFor: StoppedRunWebhook | undefined,
     ): CancelResult => {
       const now = new Date().toISOString();
       const visible = andThreadVisible(auth);
@@ -211,7 +221,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
           .prepare(`SELECT run_id, status, thread_id FROM runs WHERE status IN (SELECT value FROM json_each(?))${visible.sql}`)
           .all(JSON.stringify(statuses), ...visible.params) as typeof rows;
       }
-      return cancelRows(rows, action, now);
+      return cancelRows(rows, action, now, webhookFor);
     },
   );
 
@@ -291,8 +301,8 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     async finish(runId, workerId, outcome) {
       return finish.immediate(runId, workerId, outcome);
     },
-    async cancel(target, action, auth) {
-      return cancel.immediate(target, action, auth);
+    async cancel(target, action, auth, webhookFor) {
+      return cancel.immediate(target, action, auth, webhookFor);
     },
     async release(runId, workerId, now) {
       const stamp = now.toISOString();
