@@ -110,13 +110,15 @@ export function DeploymentPage({ deploymentId, revisionId }: { deploymentId: str
                     <td class="mono" title={r.source_revision_config.repo_commit_sha ?? ""}>
                       {r.source_revision_config.repo_commit_sha?.slice(0, 10) ?? ""}
                     </td>
-                    <td class="actions">
-                      <Link to={deploymentPage(d.id, r.id)}>Logs</Link>
-                      {r.id !== d.active_revision_id && SETTLED.includes(r.status) && (
-                        <button type="button" class="secondary" onClick={() => redeploy(r)}>
-                          Redeploy this revision
-                        </button>
-                      )}
+                    <td>
+                      <div class="actions">
+                        <Link to={deploymentPage(d.id, r.id)}>Logs</Link>
+                        {r.id !== d.active_revision_id && SETTLED.includes(r.status) && (
+                          <button type="button" class="secondary" onClick={() => redeploy(r)}>
+                            Redeploy this revision
+                          </button>
+                        )}
+                      </div>
                     </td>
                   </tr>
                 ))}
