@@ -63,6 +63,16 @@ describeWithChromium("the control plane's dashboard", () => {
     calls.length = 0;
   });
 
+  it("serves only the pages without a key: each deployment's API still needs one", async () => {
+    const id = "01234567-89ab-4def-8123-456789abcdef";
+    const view = await fetch(`${cp.url}/deployments/${id}/ui/threads`);
+    expect(view.status).toBe(200);
+    expect(await view.text()).toContain(`<base href="/deployments/${id}/ui/">`);
+    expect((await fetch(`${cp.url}/view/${id}`)).headers.get("content-type")).toMatch(/^text\/html/);
+    expect((await fetch(`${cp.url}/deployments/${id}/ok`)).status).toBe(401);
+    expect((await fetch(`${cp.url}/v2/deployments`)).status).toBe(401);
+  });
+
   it("shows a 422's list of problems readably", async () => {
     await page.getByRole("link", { name: "New deployment" }).first().click();
     await page.getByLabel("Name").fill("9-starts-with-a-digit");
