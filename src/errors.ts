@@ -46,6 +46,23 @@ export const notFound = (message: string) => new GantryError("not_found", messag
 export const conflict = (message: string) => new GantryError("conflict", message);
 export const invalid = (message: string) => new GantryError("invalid", message);
 export const unsupported = (message: string) => new GantryError("unsupported", message);
+export const forbidden = (message: string) => new GantryError("forbidden", message);
+
+/**
+ * A refusal from the user's own auth code (an `HTTPException` it threw): its status and headers
+ * are the user's choice, so they travel as they are instead of as a kind.
+ */
+export class AuthRejection extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, message: string, headers: Record<string, string>) {
+    super(message);
+    this.name = "AuthRejection";
+    this.status = status;
+    this.headers = headers;
+  }
+}
 
 /** Errors raised at boot (config, graphs, database) that end the process with one clear message. */
 export class StartupError extends Error {

@@ -3,8 +3,10 @@
 import { conflict, invalid, notFound } from "../errors.js";
 import { isUuid, newId, systemAssistantId } from "../ids.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
+import type { AuthFilter } from "../storage/auth-filter.js";
 import type { AssistantFilter, AssistantPatch, AssistantRepo, AssistantSortField, Page, Paged, SortOrder, ThreadRepo } from "../storage/ports.js";
 import type { Assistant, AssistantVersion, JsonObject } from "../storage/records.js";
+import { authField, authorize, type Access } from "./access.js";
 
 export interface AssistantCreate {
   graph_id: string;
@@ -17,17 +19,18 @@ export interface AssistantCreate {
   description?: string;
 }
 
+/** `access` (custom auth) runs the user's handlers and confines every operation to what they allow. */
 export interface AssistantService {
   /** The assistant id for a path or body value that may be a UUID or a graph id. */
   resolveId(idOrGraphId: string): string;
-  create(input: AssistantCreate): Promise<Assistant>;
-  get(idOrGraphId: string): Promise<Assistant>;
-  update(idOrGraphId: string, patch: AssistantPatch): Promise<Assistant>;
-  delete(idOrGraphId: string, options: { deleteThreads: boolean }): Promise<void>;
-  search(filter: AssistantFilter, sort: { by: AssistantSortField; order: SortOrder }, page: Page): Promise<Paged<Assistant>>;
-  count(filter: AssistantFilter): Promise<number>;
-  versions(idOrGraphId: string, filter: { metadata?: JsonObject }, page: Page): Promise<AssistantVersion[]>;
-  setLatest(idOrGraphId: string, version: number): Promise<Assistant>;
+  create(input: AssistantCreate, access?: Access): Promise<Assistant>;
+  get(idOrGraphId: string, access?: Access): Promise<Assistant>;
+  update(idOrGraphId: string, patch: AssistantPatch, access?: Access): Promise<Assistant>;
+  delete(idOrGraphId: string, options: { deleteThreads: boolean }, access?: Access): Promise<void>;
+  search(filter: AssistantFilter, sort: { by: AssistantSortField; order: SortOrder }, page: Page, access?: Access): Promise<Paged<Assistant>>;
+  count(filter: AssistantFilter, access?: Access): Promise<number>;
+  versions(idOrGraphId: string, filter: { metadata?: JsonObject }, page: Page, access?: Access): Promise<AssistantVersion[]>;
+  setLatest(idOrGraphId: string, version: number, access?: Access): Promise<Assistant>;
 }
 
 export function assistantService(deps: { assistants: AssistantRepo; threads: ThreadRepo; graphs: GraphRegistry }): AssistantService {
@@ -39,8 +42,8 @@ export function assistantService(deps: { assistants: AssistantRepo; threads: Thr
     throw invalid(`Assistant id '${idOrGraphId}' is neither a UUID nor a graph id from langgraph.json (${graphs.ids().join(", ")})`);
   };
 
-  const mustGet = async (assistantId: string): Promise<Assistant> => {
-    const found = await assistants.get(assistantId);
+  const mustGet = async (assistantId: string, auth?: AuthFilter): Promise<Assistant> => {
+    const found = await assistants.get(assistantId, auth);
     if (!found) throw notFound(`Assistant ${assistantId} not found`);
     return found;
   };
@@ -53,57 +56,98 @@ export function assistantService(deps: { assistants: AssistantRepo; threads: Thr
 
   return {
     resolveId,
-    async create(input) {
+    async create(request, access) {
+      const input = { ...request, metadata: { ...(request.metadata ?? {}) } };
       requireGraph(input.graph_id);
       if (input.assistant_id !== undefined && !isUuid(input.assistant_id)) {
         throw invalid(`Field 'assistant_id' must be a UUID, got '${input.assistant_id}'`);
       }
       const assistantId = input.assistant_id?.toLowerCase() ?? newId();
+      const value: Record<string, unknown> = {
+        assistant_id: assistantId,
+        graph_id: input.graph_id,
+        config: input.config ?? {},
+        context: input.context ?? {},
+        metadata: input.metadata,
+        if_exists: input.if_exists ?? "raise",
+        name: input.name ?? "Untitled",
+        description: input.description ?? null,
+      };
+      const auth = await authorize(access, "assistants", "create", value);
+      if (access) input.metadata = (value.metadata ?? {}) as JsonObject;
       const created = await assistants.create({
         assistant_id: assistantId,
         graph_id: input.graph_id,
         config: input.config ?? {},
         context: input.context ?? {},
-        metadata: input.metadata ?? {},
+        metadata: input.metadata,
         name: input.name ?? "Untitled",
         description: input.description ?? null,
       });
       if (created) return created;
-      if (input.if_exists === "do_nothing") return mustGet(assistantId);
+      if (input.if_exists === "do_nothing") {
+        // Someone else's assistant under this id is a conflict, never a way to read it.
+        const existing = await assistants.get(assistantId, auth);
+        if (existing) return existing;
+      }
       throw conflict(`Assistant ${assistantId} already exists`);
     },
-    async get(idOrGraphId) {
-      return mustGet(resolveId(idOrGraphId));
+    async get(idOrGraphId, access) {
+      const assistantId = resolveId(idOrGraphId);
+      return mustGet(assistantId, await authorize(access, "assistants", "read", { assistant_id: assistantId }));
     },
-    async update(idOrGraphId, patch) {
+    async update(idOrGraphId, request, access) {
+      const patch = { ...request, ...(request.metadata ? { metadata: { ...request.metadata } } : {}) };
       if (patch.graph_id !== undefined) requireGraph(patch.graph_id);
       const assistantId = resolveId(idOrGraphId);
-      const updated = await assistants.update(assistantId, patch);
+      const value: Record<string, unknown> = { assistant_id: assistantId, ...patch };
+      const auth = await authorize(access, "assistants", "update", value);
+      if (access && value.metadata) patch.metadata = value.metadata as JsonObject;
+      const updated = await assistants.update(assistantId, patch, auth);
       if (!updated) throw notFound(`Assistant ${assistantId} not found`);
       return updated;
     },
-    async delete(idOrGraphId, options) {
+    async delete(idOrGraphId, options, access) {
       const assistantId = resolveId(idOrGraphId);
-      await mustGet(assistantId);
-      if (options.deleteThreads) await threads.deleteByAssistant(assistantId);
-      if (!(await assistants.delete(assistantId))) throw notFound(`Assistant ${assistantId} not found`);
+      const auth = await authorize(access, "assistants", "delete", { assistant_id: assistantId });
+      await mustGet(assistantId, auth);
+      if (options.deleteThreads) {
+        // Only the threads the caller may delete: another user's thread may name this assistant too.
+        const threadAuth = await authorize(access, "threads", "delete", { thread_id: null, assistant_id: assistantId });
+        await threads.deleteByAssistant(assistantId, threadAuth);
+      }
+      if (!(await assistants.delete(assistantId, auth))) throw notFound(`Assistant ${assistantId} not found`);
     },
-    search: (filter, sort, page) => assistants.search(filter, sort, page),
-    count: (filter) => assistants.count(filter),
-    async versions(idOrGraphId, filter, page) {
+    search: async (filter, sort, page, access) => assistants.search({ ...filter, ...authField(await searchAuth(filter, page, access)) }, sort, page),
+    count: async (filter, access) => assistants.count({ ...filter, ...authField(await searchAuth(filter, undefined, access)) }),
+    async versions(idOrGraphId, filter, page, access) {
       const assistantId = resolveId(idOrGraphId);
-      const versions = await assistants.listVersions(assistantId, filter, page);
+      const auth = await authorize(access, "assistants", "read", { assistant_id: assistantId });
+      const versions = await assistants.listVersions(assistantId, filter, page, auth);
       if (!versions) throw notFound(`Assistant ${assistantId} not found`);
       return versions;
     },
-    async setLatest(idOrGraphId, version) {
+    async setLatest(idOrGraphId, version, access) {
       const assistantId = resolveId(idOrGraphId);
-      await mustGet(assistantId);
-      const updated = await assistants.setLatest(assistantId, version);
+      const auth = await authorize(access, "assistants", "update", { assistant_id: assistantId, version });
+      await mustGet(assistantId, auth);
+      const updated = await assistants.setLatest(assistantId, version, auth);
       if (!updated) throw notFound(`Assistant ${assistantId} has no version ${version}`);
       return updated;
     },
   };
+}
+
+function searchAuth(filter: AssistantFilter, page: Page | undefined, access: Access | undefined) {
+  // Without custom auth, nothing to build: searches are the hot path.
+  if (!access) return undefined;
+  return authorize(access, "assistants", "search", {
+    graph_id: filter.graph_id ?? null,
+    // A copy: a handler that changes the search value does not change the search.
+    metadata: { ...(filter.metadata ?? {}) },
+    limit: page?.limit ?? null,
+    offset: page?.offset ?? null,
+  });
 }
 
 /** One assistant per graph, created at start-up and left alone when it exists (spec §0.1). */

@@ -6,8 +6,10 @@ import { conflict, invalid, notFound } from "../errors.js";
 import { newId } from "../ids.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { Cron, CronFields, CronFilter, CronRepo, CronSortField, StoredCron } from "../storage/cron-ports.js";
+import type { AuthFilter } from "../storage/auth-filter.js";
 import type { Page, Paged, SortOrder, ThreadRepo } from "../storage/ports.js";
 import type { Json, JsonObject, Run } from "../storage/records.js";
+import { authConfigurable, authField, authorize, type Access } from "./access.js";
 import type { AssistantService } from "./assistants.js";
 import { nextRunDate, parseLiveSchedule, parseSchedule } from "./cron-schedule.js";
 import { checkNodes, checkThreadGraph, mergeConfig, type RunCreate, type RunService } from "./runs.js";
@@ -52,14 +54,19 @@ export interface CronPatch extends CronRunFields {
   on_run_completed?: "delete" | "keep";
 }
 
+/**
+ * `access` (custom auth) runs the `crons:*` handlers and confines every operation to the crons
+ * whose metadata they allow. A cron created under auth keeps its creator (`user_id`, and the
+ * user in its run config), so the runs it fires act for them.
+ */
 export interface CronService {
-  create(threadId: string | null, body: CronCreate): Promise<Cron>;
-  get(cronId: string): Promise<Cron>;
-  update(cronId: string, patch: CronPatch): Promise<Cron>;
-  delete(cronId: string): Promise<void>;
+  create(threadId: string | null, body: CronCreate, access?: Access): Promise<Cron>;
+  get(cronId: string, access?: Access): Promise<Cron>;
+  update(cronId: string, patch: CronPatch, access?: Access): Promise<Cron>;
+  delete(cronId: string, access?: Access): Promise<void>;
   /** `now` is the cron clock's time, which search's `select` may ask for. */
-  search(filter: CronFilter, sort: { by: CronSortField; order: SortOrder }, page: Page): Promise<Paged<Cron> & { now: string }>;
-  count(filter: CronFilter): Promise<number>;
+  search(filter: CronFilter, sort: { by: CronSortField; order: SortOrder }, page: Page, access?: Access): Promise<Paged<Cron> & { now: string }>;
+  count(filter: CronFilter, access?: Access): Promise<number>;
   /** Creates the run for one occurrence of the cron. */
   fire(cron: Cron): Promise<Run>;
 }
@@ -80,8 +87,8 @@ const UPDATE_ATTEMPTS = 5;
 export function cronService(deps: CronServiceDeps): CronService {
   const { crons, threads, assistants, runs, graphs, clock } = deps;
 
-  const mustGet = async (cronId: string): Promise<StoredCron> => {
-    const cron = await crons.get(cronId);
+  const mustGet = async (cronId: string, auth?: AuthFilter): Promise<StoredCron> => {
+    const cron = await crons.get(cronId, auth);
     if (!cron) throw notFound(`Cron ${cronId} not found`);
     return cron;
   };
@@ -93,10 +100,29 @@ export function cronService(deps: CronServiceDeps): CronService {
   };
 
   return {
-    async create(threadId, body) {
-      const assistant = await assistants.get(body.assistant_id);
+    async create(threadId, request, access) {
+      const body = { ...request, metadata: { ...(request.metadata ?? {}) } };
+      const assistant = await assistants.get(body.assistant_id, access);
+      const cronId = newId();
+      if (access) {
+        // Its runs act for its creator: the user rides in the run config every occurrence starts from.
+        const config = body.config ?? {};
+        body.config = { ...config, configurable: { ...(config.configurable ?? {}), ...authConfigurable(access.user) } };
+        const value: Record<string, unknown> = {
+          payload: { assistant_id: assistant.assistant_id, ...pickRunFields(body) },
+          schedule: body.schedule,
+          cron_id: cronId,
+          thread_id: threadId,
+          user_id: access.user.identity,
+          end_time: body.end_time?.toISOString() ?? null,
+          metadata: body.metadata,
+        };
+        await access.authorize("crons", "create", value);
+        body.metadata = (value.metadata ?? {}) as Record<string, unknown>;
+      }
       if (threadId !== null) {
-        const thread = await threads.get(threadId);
+        const threadAuth = await authorize(access, "threads", "read", { thread_id: threadId });
+        const thread = await threads.get(threadId, authField(threadAuth));
         if (!thread) throw notFound(`Thread ${threadId} not found`);
         checkThreadGraph(thread, assistant);
         if (body.on_run_completed !== undefined) throw invalid("Field 'on_run_completed' applies to stateless crons only; a thread cron's runs stay on its thread");
@@ -107,7 +133,7 @@ export function cronService(deps: CronServiceDeps): CronService {
       const schedule = parseLiveSchedule(body.schedule, timezone, now);
       const endTime = body.end_time ?? null;
       return crons.create({
-        cron_id: newId(),
+        cron_id: cronId,
         assistant_id: assistant.assistant_id,
         thread_id: threadId,
         on_run_completed: threadId === null ? (body.on_run_completed ?? "delete") : null,
@@ -115,16 +141,31 @@ export function cronService(deps: CronServiceDeps): CronService {
         schedule: body.schedule,
         timezone,
         payload: { assistant_id: assistant.assistant_id, ...pickRunFields(body) },
-        user_id: null,
+        user_id: access?.user.identity ?? null,
         next_run_date: nextRunDate(schedule, now, endTime),
         metadata: (body.metadata ?? {}) as JsonObject,
         enabled: body.enabled ?? true,
       });
     },
-    get: async (cronId) => withoutRevision(await mustGet(cronId)),
-    async update(cronId, patch) {
+    get: async (cronId, access) => withoutRevision(await mustGet(cronId, await authorize(access, "crons", "read", { cron_id: cronId }))),
+    async update(cronId, request, access) {
+      const patch = { ...request, ...(request.metadata ? { metadata: { ...request.metadata } } : {}) };
+      const value: Record<string, unknown> = {
+        cron_id: cronId,
+        payload: pickRunFields(patch),
+        ...(patch.schedule ? { schedule: patch.schedule } : {}),
+        ...(patch.metadata ? { metadata: patch.metadata } : {}),
+      };
+      const auth = await authorize(access, "crons", "update", value);
+      if (access && value.metadata) patch.metadata = value.metadata as Record<string, unknown>;
+      if (access && patch.config) {
+        // A new run config must not drop (or forge) the creator the cron's runs act for.
+        patch.config = { ...patch.config, configurable: { ...(patch.config.configurable ?? {}), ...authConfigurable(access.user) } };
+      }
       for (let attempt = 1; ; attempt++) {
-        const current = await mustGet(cronId);
+        // The revision check in replace() makes this read and the write one step: a cron changed
+        // (say, its metadata) in between is read again and judged again.
+        const current = await mustGet(cronId, auth);
         if (patch.on_run_completed !== undefined && current.thread_id !== null) {
           throw invalid("Field 'on_run_completed' applies to stateless crons only; this cron runs on a thread");
         }
@@ -140,19 +181,31 @@ export function cronService(deps: CronServiceDeps): CronService {
         if (attempt >= UPDATE_ATTEMPTS) throw conflict(`Cron ${cronId} kept changing while it was being updated; try the update again`);
       }
     },
-    async delete(cronId) {
-      if (!(await crons.delete(cronId))) throw notFound(`Cron ${cronId} not found`);
+    async delete(cronId, access) {
+      const auth = await authorize(access, "crons", "delete", { cron_id: cronId });
+      if (!(await crons.delete(cronId, auth))) throw notFound(`Cron ${cronId} not found`);
     },
-    async search(filter, sort, page) {
-      const result = await crons.search(resolveFilter(filter), sort, page);
+    async search(filter, sort, page, access) {
+      const auth = await searchAuth(filter, page, access);
+      const result = await crons.search({ ...resolveFilter(filter), ...authField(auth) }, sort, page);
       return { ...result, now: clock().toISOString() };
     },
-    count: (filter) => crons.count(resolveFilter(filter)),
+    count: async (filter, access) => crons.count({ ...resolveFilter(filter), ...authField(await searchAuth(filter, undefined, access)) }),
     fire: (cron) => {
       const { threadId, body } = cronRunRequest(cron);
       return runs.create(threadId, body, { headers: {} });
     },
   };
+
+  function searchAuth(filter: CronFilter, page: Page | undefined, access: Access | undefined) {
+    if (!access) return undefined;
+    return authorize(access, "crons", "search", {
+      assistant_id: filter.assistant_id ?? null,
+      thread_id: filter.thread_id ?? null,
+      limit: page?.limit ?? null,
+      offset: page?.offset ?? null,
+    });
+  }
 
   function resolveFilter(filter: CronFilter): CronFilter {
     return filter.assistant_id === undefined ? filter : { ...filter, assistant_id: assistants.resolveId(filter.assistant_id) };

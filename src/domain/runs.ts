@@ -7,6 +7,7 @@ import type { CheckpointStore } from "../storage/checkpoint-ports.js";
 import type { CancelAction, RunRepo } from "../storage/run-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
 import type { Assistant, Json, JsonObject, MultitaskStrategy, Run, RunStatus, Thread } from "../storage/records.js";
+import { authConfigurable, authField, authorize, type Access } from "./access.js";
 import type { AssistantService } from "./assistants.js";
 import { checkWebhookTarget, type ResolveHost, type WebhookUrlPolicy } from "./webhook-url.js";
 
@@ -44,13 +45,22 @@ export interface RunSignals {
   stopped(runIds: string[]): void | Promise<void>;
 }
 
+/**
+ * `access` (custom auth): creating is `threads:create_run` (plus `assistants:read` on the
+ * assistant), reading `threads:read`, cancelling `threads:update`, deleting `threads:delete`; a run
+ * is seen only through a thread the filter allows, and carries its creator in `configurable`.
+ */
 export interface RunService {
-  create(threadId: string | null, body: RunCreate, request: { headers: Record<string, string> }): Promise<Run>;
-  get(threadId: string | undefined, runId: string): Promise<Run>;
-  list(threadId: string, filter: { status?: RunStatus }, page: { limit: number; offset: number }): Promise<Run[]>;
-  delete(threadId: string | undefined, runId: string): Promise<void>;
-  cancel(threadId: string | undefined, runId: string, action: CancelAction): Promise<Run>;
-  cancelMany(target: { threadId: string; runIds: string[] } | { status: "pending" | "running" | "all" }, action: CancelAction): Promise<void>;
+  create(threadId: string | null, body: RunCreate, request: { headers: Record<string, string> }, access?: Access): Promise<Run>;
+  get(threadId: string | undefined, runId: string, access?: Access): Promise<Run>;
+  list(threadId: string, filter: { status?: RunStatus }, page: { limit: number; offset: number }, access?: Access): Promise<Run[]>;
+  delete(threadId: string | undefined, runId: string, access?: Access): Promise<void>;
+  cancel(threadId: string | undefined, runId: string, action: CancelAction, access?: Access): Promise<Run>;
+  cancelMany(
+    target: { threadId: string; runIds: string[] } | { status: "pending" | "running" | "all" },
+    action: CancelAction,
+    access?: Access,
+  ): Promise<void>;
   /** Refuses a webhook URL that a run could not be created with (crons check theirs up front). */
   checkWebhook(url: string): Promise<void>;
 }
@@ -76,8 +86,9 @@ const unresolvable: ResolveHost = () => Promise.reject(new Error("no resolver"))
 export function runService(deps: RunServiceDeps): RunService {
   const { runs, threads, assistants, graphs, signals } = deps;
 
-  const mustGet = async (threadId: string | undefined, runId: string): Promise<Run> => {
-    const run = await runs.get(runId, threadId);
+  const mustGet = async (threadId: string | undefined, runId: string, access?: Access): Promise<Run> => {
+    const auth = await authorize(access, "threads", "read", { thread_id: threadId ?? null, run_id: runId });
+    const run = await runs.get(runId, threadId, auth);
     if (!run) throw notFound(threadId ? `Run ${runId} not found on thread ${threadId}` : `Run ${runId} not found`);
     return run;
   };
@@ -88,20 +99,40 @@ export function runService(deps: RunServiceDeps): RunService {
 
   return {
     checkWebhook,
-    async create(threadId, body, request) {
-      const assistant = await assistants.get(body.assistant_id);
+    async create(threadId, input, request, access) {
+      const body = { ...input, metadata: { ...(input.metadata ?? {}) } };
+      const assistant = await assistants.get(body.assistant_id, access);
       const stateless = threadId === null;
       if (body.webhook !== undefined) await checkWebhook(body.webhook);
-      if (threadId !== null) {
-        const thread = await threads.get(threadId);
-        if (thread) checkThreadGraph(thread, assistant);
-      }
       const runId = newId();
       const targetThread = threadId ?? newId();
+      let threadAuth;
+      if (access) {
+        const value: Record<string, unknown> = {
+          thread_id: threadId,
+          assistant_id: assistant.assistant_id,
+          run_id: runId,
+          status: "pending",
+          metadata: body.metadata,
+          prevent_insert_if_inflight: body.multitask_strategy === "reject",
+          multitask_strategy: body.multitask_strategy ?? null,
+          if_not_exists: body.if_not_exists ?? null,
+          after_seconds: body.after_seconds ?? null,
+          kwargs: { input: body.input ?? null, command: body.command ?? null, config: body.config ?? {}, context: body.context ?? {} },
+        };
+        threadAuth = await access.authorize("threads", "create_run", value);
+        body.metadata = (value.metadata ?? {}) as Record<string, unknown>;
+      }
+      if (threadId !== null) {
+        const thread = await threads.get(threadId, authField(threadAuth));
+        if (thread) checkThreadGraph(thread, assistant);
+      }
       const config = mergeConfig(assistant.config, body.config);
       const configurable: JsonObject = {
         ...(config.configurable as JsonObject | undefined),
         ...deps.configurableHeaders(request.headers),
+        // The creator, stored with the run: a background run acts for them, whatever the client sent.
+        ...(access ? authConfigurable(access.user) : {}),
         run_id: runId,
         thread_id: targetThread,
         graph_id: assistant.graph_id,
@@ -150,6 +181,7 @@ export function runService(deps: RunServiceDeps): RunService {
         {
           threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
           multitask,
+          ...(threadAuth ? { threadAuth } : {}),
           ...(stateless || body.if_not_exists === "create"
             ? { createThread: { metadata: (body.metadata ?? {}) as JsonObject, temporary } }
             : {}),
@@ -164,28 +196,34 @@ export function runService(deps: RunServiceDeps): RunService {
       await signals.created(result.run);
       return result.run;
     },
-    get: mustGet,
-    async list(threadId, filter, page) {
-      if (!(await threads.get(threadId))) throw notFound(`Thread ${threadId} not found`);
-      return runs.list(threadId, filter, page);
+    get: (threadId, runId, access) => mustGet(threadId, runId, access),
+    async list(threadId, filter, page, access) {
+      const auth = await authorize(access, "threads", "read", { thread_id: threadId });
+      if (!(await threads.get(threadId, authField(auth)))) throw notFound(`Thread ${threadId} not found`);
+      return runs.list(threadId, filter, page, auth);
     },
-    async delete(threadId, runId) {
-      const outcome = await runs.delete(runId, threadId);
+    async delete(threadId, runId, access) {
+      const auth = await authorize(access, "threads", "delete", { thread_id: threadId ?? null, run_id: runId });
+      const outcome = await runs.delete(runId, threadId, auth);
       if (outcome === null) throw notFound(`Run ${runId} not found`);
       if (outcome === "active") throw conflict(`Run ${runId} is still pending or running; cancel it before deleting it`);
     },
-    async cancel(threadId, runId, action) {
-      const run = await mustGet(threadId, runId);
+    async cancel(threadId, runId, action, access) {
+      const auth = await authorize(access, "threads", "update", { thread_id: threadId ?? null, run_id: runId, action });
+      const run = await runs.get(runId, threadId, auth);
+      if (!run) throw notFound(threadId ? `Run ${runId} not found on thread ${threadId}` : `Run ${runId} not found`);
       if (run.status !== "pending" && run.status !== "running") {
         throw conflict(`Run ${runId} has already finished (status ${run.status}); only pending or running runs can be cancelled`);
       }
-      const result = await runs.cancel({ runIds: [runId], ...(threadId ? { threadId } : {}) }, action);
+      const result = await runs.cancel({ runIds: [runId], ...(threadId ? { threadId } : {}) }, action, auth);
       if (result.flagged.length > 0) signals.cancelRequested(result.flagged, action);
       if (result.stopped.length > 0) await signals.stopped(result.stopped);
       return run;
     },
-    async cancelMany(target, action) {
-      const result = await runs.cancel("status" in target ? target : { runIds: target.runIds, threadId: target.threadId }, action);
+    async cancelMany(target, action, access) {
+      const value = "status" in target ? { status: target.status, action } : { thread_id: target.threadId, run_ids: target.runIds, action };
+      const auth = await authorize(access, "threads", "update", value);
+      const result = await runs.cancel("status" in target ? target : { runIds: target.runIds, threadId: target.threadId }, action, auth);
       if (result.flagged.length > 0) signals.cancelRequested(result.flagged, action);
       if (result.stopped.length > 0) await signals.stopped(result.stopped);
     },

@@ -2,7 +2,9 @@
 // objects, TTLs default from `store.ttl`, and with `store.index` items are embedded on put and a
 // search `query` ranks by similarity (without an index the query is ignored, as on the platform).
 // The /store routes and graphs' config.store both go through this service.
-import { invalid } from "../errors.js";
+import { forbidden, invalid, notFound } from "../errors.js";
+import { matchesAuthFilter } from "../storage/auth-filter.js";
+import { authorize, type Access } from "./access.js";
 import type { JsonObject } from "../storage/records.js";
 import type { StoreItem, StoreRepo, StoreSearchItem } from "../storage/store-ports.js";
 import { parseStoreFilter } from "./store-filter.js";
@@ -43,12 +45,17 @@ export interface NamespaceListInput {
   offset?: number;
 }
 
+/**
+ * `access` (custom auth) runs the `store:*` handlers, which may rewrite the namespace (the
+ * per-user pattern, spec §6.5) and return a filter on item values: an existing item that does not
+ * match is a 404, a new one that would not match a 403.
+ */
 export interface StoreService {
-  put(input: StorePutInput): Promise<void>;
-  get(namespace: string[], key: string, options?: { refreshTtl?: boolean }): Promise<StoreItem | null>;
-  delete(namespace: string[], key: string): Promise<void>;
-  search(input: StoreSearchInput): Promise<StoreSearchItem[]>;
-  listNamespaces(input: NamespaceListInput): Promise<string[][]>;
+  put(input: StorePutInput, access?: Access): Promise<void>;
+  get(namespace: string[], key: string, options?: { refreshTtl?: boolean }, access?: Access): Promise<StoreItem | null>;
+  delete(namespace: string[], key: string, access?: Access): Promise<void>;
+  search(input: StoreSearchInput, access?: Access): Promise<StoreSearchItem[]>;
+  listNamespaces(input: NamespaceListInput, access?: Access): Promise<string[][]>;
   sweepExpired(now: Date, limit: number): Promise<number>;
 }
 
@@ -63,6 +70,14 @@ export function checkNamespace(labels: string[], field: string, options: { allow
   return labels;
 }
 
+const hidden = (namespace: string[], key: string) => notFound(`Item '${key}' not found in namespace ${JSON.stringify(namespace)}`);
+
+/** The namespace a handler left in `value`, checked again: it may have rewritten it. */
+function namespaceAfter(value: Record<string, unknown>, field: string, allowEmpty: boolean): string[] {
+  if (!Array.isArray(value.namespace)) throw new Error(`The auth handler for store left '${field}' that is not a list of labels`);
+  return checkNamespace(value.namespace as string[], field, { allowEmpty });
+}
+
 function checkKey(key: string): string {
   if (typeof key !== "string" || key === "") throw invalid("Field 'key' must be a non-empty string");
   return key;
@@ -74,33 +89,71 @@ export function storeService(deps: { store: StoreRepo; settings: StoreSettings; 
   const index = settings.index;
 
   return {
-    async put(input) {
+    async put(request, access) {
+      const input = { ...request };
       checkNamespace(input.namespace, "namespace", { allowEmpty: false });
       checkKey(input.key);
       if (typeof input.value !== "object" || input.value === null || Array.isArray(input.value)) {
         throw invalid("Field 'value' must be a JSON object");
       }
+      let auth;
+      if (access) {
+        const value: Record<string, unknown> = { namespace: [...input.namespace], key: input.key, value: input.value, index: input.index ?? null };
+        auth = await access.authorize("store", "put", value);
+        input.namespace = namespaceAfter(value, "namespace", false);
+        if (auth && !matchesAuthFilter(input.value, auth)) {
+          throw forbidden(`Forbidden: the item's value does not match what store:put allows for user ${access.user.identity}`);
+        }
+      }
       const ttl = input.ttl ?? settings.defaultTtl ?? null;
       if (ttl !== null && !(ttl > 0)) throw invalid("Field 'ttl' must be a positive number of minutes");
       const fields = input.index === false ? [] : (input.index ?? index?.fields ?? []);
       const vectors = index && fields.length > 0 ? await embedItem(index, input.value, fields) : [];
-      await store.put({ namespace: input.namespace, key: input.key, value: input.value, ttl_minutes: ttl, vectors }, now());
+      const written = await store.put({ namespace: input.namespace, key: input.key, value: input.value, ttl_minutes: ttl, vectors }, now(), auth);
+      if (written === "hidden") throw hidden(request.namespace, input.key);
     },
 
-    async get(namespace, key, options = {}) {
-      checkNamespace(namespace, "namespace", { allowEmpty: false });
+    async get(requested, key, options = {}, access) {
+      let namespace = checkNamespace(requested, "namespace", { allowEmpty: false });
       checkKey(key);
-      return store.get(namespace, key, { refreshTtl: options.refreshTtl ?? settings.refreshOnRead }, now());
+      let auth;
+      if (access) {
+        const value: Record<string, unknown> = { namespace: [...namespace], key };
+        auth = await access.authorize("store", "get", value);
+        namespace = namespaceAfter(value, "namespace", false);
+      }
+      const item = await store.get(namespace, key, { refreshTtl: options.refreshTtl ?? settings.refreshOnRead, ...(auth ? { auth } : {}) }, now());
+      if (item === "hidden") throw hidden(requested, key);
+      return item;
     },
 
-    async delete(namespace, key) {
-      checkNamespace(namespace, "namespace", { allowEmpty: false });
+    async delete(requested, key, access) {
+      let namespace = checkNamespace(requested, "namespace", { allowEmpty: false });
       checkKey(key);
-      await store.delete(namespace, key);
+      let auth;
+      if (access) {
+        const value: Record<string, unknown> = { namespace: [...namespace], key };
+        auth = await access.authorize("store", "delete", value);
+        namespace = namespaceAfter(value, "namespace", false);
+      }
+      if ((await store.delete(namespace, key, auth)) === "hidden") throw hidden(requested, key);
     },
 
-    async search(input) {
+    async search(request, access) {
+      const input = { ...request };
       checkNamespace(input.namespacePrefix, "namespace_prefix", { allowEmpty: true });
+      let auth;
+      if (access) {
+        const value: Record<string, unknown> = {
+          namespace: [...input.namespacePrefix],
+          filter: input.filter ?? null,
+          limit: input.limit ?? 10,
+          offset: input.offset ?? 0,
+          query: input.query ?? null,
+        };
+        auth = await access.authorize("store", "search", value);
+        input.namespacePrefix = namespaceAfter(value, "namespace_prefix", true);
+      }
       const filter = parseStoreFilter(input.filter ?? {});
       const queryVector = index && input.query ? await embedQuery(index, input.query) : undefined;
       return store.search(
@@ -111,12 +164,26 @@ export function storeService(deps: { store: StoreRepo; settings: StoreSettings; 
           offset: input.offset ?? 0,
           refreshTtl: input.refreshTtl ?? settings.refreshOnRead,
           ...(queryVector ? { queryVector } : {}),
+          ...(auth ? { auth } : {}),
         },
         now(),
       );
     },
 
-    async listNamespaces(input) {
+    async listNamespaces(request, access) {
+      const input = { ...request };
+      let auth;
+      if (access) {
+        const value: Record<string, unknown> = {
+          namespace: [...(input.prefix ?? [])],
+          suffix: input.suffix ?? null,
+          max_depth: input.maxDepth ?? null,
+          limit: input.limit ?? 100,
+          offset: input.offset ?? 0,
+        };
+        auth = await access.authorize("store", "list_namespaces", value);
+        input.prefix = namespaceAfter(value, "prefix", true);
+      }
       if (input.prefix) checkNamespace(input.prefix, "prefix", { allowEmpty: true });
       if (input.suffix) checkNamespace(input.suffix, "suffix", { allowEmpty: true });
       if (input.maxDepth !== undefined && !(Number.isInteger(input.maxDepth) && input.maxDepth > 0)) {
@@ -129,6 +196,7 @@ export function storeService(deps: { store: StoreRepo; settings: StoreSettings; 
           ...(input.maxDepth !== undefined ? { maxDepth: input.maxDepth } : {}),
           limit: input.limit ?? 100,
           offset: input.offset ?? 0,
+          ...(auth ? { auth } : {}),
         },
         now(),
       );

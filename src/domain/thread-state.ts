@@ -9,6 +9,7 @@ import { toWire } from "../runtime/wire-serde.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
 import type { Json, JsonObject, Thread } from "../storage/records.js";
+import { authField, authorize, type Access } from "./access.js";
 
 export interface CheckpointSelector {
   checkpoint_id?: string | null;
@@ -16,15 +17,21 @@ export interface CheckpointSelector {
   checkpoint_map?: Record<string, unknown> | null;
 }
 
+/** `access` (custom auth): reads are `threads:read`, writes `threads:update`, both confined to what the handler allows. */
 export interface ThreadStateService {
-  get(threadId: string, options: { checkpoint?: CheckpointSelector; subgraphs?: boolean }): Promise<ThreadState>;
+  get(threadId: string, options: { checkpoint?: CheckpointSelector; subgraphs?: boolean }, access?: Access): Promise<ThreadState>;
   history(
     threadId: string,
     options: { limit: number; before?: string; metadata?: Record<string, unknown>; checkpoint?: CheckpointSelector },
+    access?: Access,
   ): Promise<ThreadState[]>;
-  update(threadId: string, input: { values: unknown; asNode?: string; checkpoint?: CheckpointSelector }): Promise<{ checkpoint: Checkpoint | null }>;
+  update(
+    threadId: string,
+    input: { values: unknown; asNode?: string; checkpoint?: CheckpointSelector },
+    access?: Access,
+  ): Promise<{ checkpoint: Checkpoint | null }>;
   /** Merges keys into the metadata of the thread's latest checkpoint. */
-  patchMetadata(threadId: string, metadata: Record<string, unknown>): Promise<void>;
+  patchMetadata(threadId: string, metadata: Record<string, unknown>, access?: Access): Promise<void>;
   applySupersteps(threadId: string, graphId: string, supersteps: Array<{ updates: Array<{ values?: unknown; command?: unknown; as_node: string }> }>): Promise<Thread>;
 }
 
@@ -46,9 +53,20 @@ const emptyState = (threadId: string): ThreadState => ({
 export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphRegistry; checkpoints: CheckpointStore }): ThreadStateService {
   const { threads, graphs, checkpoints } = deps;
 
-  const threadAndGraph = async (threadId: string): Promise<{ thread: Thread; graph: CompiledGraphLike | null }> => {
-    const thread = await threads.get(threadId);
+  /** The thread, when it exists and the caller may `action` it. */
+  const visibleThread = async (threadId: string, access: Access | undefined, action: "read" | "update"): Promise<Thread> => {
+    const auth = await authorize(access, "threads", action, { thread_id: threadId });
+    const thread = await threads.get(threadId, authField(auth));
     if (!thread) throw notFound(`Thread ${threadId} not found`);
+    return thread;
+  };
+
+  const threadAndGraph = async (
+    threadId: string,
+    access: Access | undefined,
+    action: "read" | "update",
+  ): Promise<{ thread: Thread; graph: CompiledGraphLike | null }> => {
+    const thread = await visibleThread(threadId, access, action);
     const graphId = thread.metadata.graph_id;
     if (typeof graphId !== "string" || !graphs.has(graphId)) return { thread, graph: null };
     return { thread, graph: await graphFor(graphId, threadId) };
@@ -85,8 +103,8 @@ export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphReg
   };
 
   return {
-    async get(threadId, options) {
-      const { graph } = await threadAndGraph(threadId);
+    async get(threadId, options, access) {
+      const { graph } = await threadAndGraph(threadId, access, "read");
       const wanted = options.checkpoint?.checkpoint_id;
       const missing = () => notFound(`Checkpoint ${wanted} not found on thread ${threadId}`);
       if (!graph) {
@@ -101,8 +119,8 @@ export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphReg
       return state;
     },
 
-    async history(threadId, options) {
-      const { graph } = await threadAndGraph(threadId);
+    async history(threadId, options, access) {
+      const { graph } = await threadAndGraph(threadId, access, "read");
       if (!graph) return [];
       const out: ThreadState[] = [];
       const listOptions = {
@@ -117,8 +135,8 @@ export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphReg
       return out;
     },
 
-    async update(threadId, input) {
-      const { thread, graph } = await threadAndGraph(threadId);
+    async update(threadId, input, access) {
+      const { thread, graph } = await threadAndGraph(threadId, access, "update");
       if (!graph) {
         throw invalid(`Thread ${threadId} has no graph yet: run an assistant on it (or create it with metadata.graph_id) before updating its state`);
       }
@@ -139,8 +157,8 @@ export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphReg
       return { checkpoint: checkpointOf(config) };
     },
 
-    async patchMetadata(threadId, metadata) {
-      if (!(await threads.get(threadId))) throw notFound(`Thread ${threadId} not found`);
+    async patchMetadata(threadId, metadata, access) {
+      await visibleThread(threadId, access, "update");
       const saver = checkpoints.saver;
       const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
       if (!tuple) throw notFound(`Thread ${threadId} has no checkpoint yet, so there is no state metadata to patch`);

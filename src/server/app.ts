@@ -15,19 +15,24 @@ import type { Logger } from "../logging.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { Storage } from "../storage/ports.js";
 import type { AppEnv } from "./app-env.js";
+import type { AuthenticateHook, AuthHooks } from "../auth/load-auth.js";
+import { authMiddleware, OPEN_PATHS } from "./auth-middleware.js";
 import { corsMiddleware } from "./cors.js";
+import { openApiSecurity } from "./openapi.js";
 import { errorHandler } from "./errors.js";
 import { createMetrics, type MetricsSource } from "./metrics.js";
 import { mountRoutes, type RouteSpec } from "./route.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
-import { healthRoute, metaRoutes } from "./routes/meta.js";
+import { healthRoute, metaRoutes, type HealthProbe } from "./routes/meta.js";
 import { runRoutes } from "./routes/runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadStateRoutes } from "./routes/thread-state.js";
 import { threadStreamRoutes } from "./routes/thread-stream.js";
 import { threadRoutes } from "./routes/threads.js";
 import { mountUi, UI_BUILD_DIR } from "./ui.js";
+
+export type { HealthProbe };
 
 export interface AppDeps {
   config: ServerConfig;
@@ -41,8 +46,12 @@ export interface AppDeps {
   store: StoreService;
   events: RunEventLog;
   log: Logger;
+  /** Services /ok checks besides the database (Redis under `gantry serve`). */
+  probes?: HealthProbe[];
   /** Counters from outside HTTP (webhook deliveries) shown on /metrics. */
   metricsSources?: MetricsSource[];
+  /** The project's custom auth (langgraph.json `auth`); absent, every request is let through unchecked. */
+  auth?: AuthHooks & { authenticate: AuthenticateHook };
   /** The thread/run view's build output, served at /ui; ui/dist by default. */
   uiDir?: string;
   /** The user's `http.app` (a Hono app or anything with `fetch`), tried before our routes. */
@@ -72,6 +81,9 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   // Without either header an HTTP/1.1 request has no body; asking hono's bodyLimit would build a
   // full fetch Request just to find that out.
   api.use((c, next) => (c.req.header("content-length") || c.req.header("transfer-encoding") ? limitBody(c, next) : next()));
+  // The user's routes are open unless http.enable_custom_route_auth says otherwise (as on the platform).
+  const authenticate = deps.auth ? authMiddleware(deps.auth, { prefix: config.mountPrefix, log, openUi: !http.disable_ui }) : undefined;
+  if (authenticate && http.enable_custom_route_auth) api.use(authenticate);
   if (deps.userApp) {
     const userApp = deps.userApp;
     api.use(async (c, next) => {
@@ -85,10 +97,12 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
     });
   }
 
-  const routes: RouteSpec[] = [healthRoute({ storage: deps.storage })];
+  if (authenticate && !http.enable_custom_route_auth) api.use(authenticate);
+
+  const routes: RouteSpec[] = [healthRoute({ storage: deps.storage, ...(deps.probes ? { probes: deps.probes } : {}) })];
   if (!http.disable_assistants) routes.push(...assistantRoutes({ assistants: deps.assistants, graphs: deps.graphs }));
   if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }), ...threadStateRoutes({ state: deps.state }));
-  if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.storage.threads, events: deps.events }));
+  if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.threads, events: deps.events }));
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, events: deps.events, storage: deps.storage, prefix: config.mountPrefix }));
   if (!http.disable_runs) routes.push(...cronRoutes({ crons: deps.crons }));
   if (!http.disable_store) routes.push(...storeRoutes({ store: deps.store }));
@@ -106,11 +120,12 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
           store: !http.disable_store,
         },
         allRoutes: () => routes,
+        ...(deps.auth ? { security: openApiSecurity(config.project.raw.auth?.openapi, OPEN_PATHS) } : {}),
       }),
     );
   }
   mountRoutes(api, routes);
-  // After the middleware like any route group, so whatever guards the API guards /ui as well.
+  // After the middleware like any route group; custom auth lets its GETs through (auth-middleware.ts).
   if (!http.disable_ui) mountUi(api, { dir: deps.uiDir ?? UI_BUILD_DIR, prefix: config.mountPrefix });
 
   api.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path}` }, 404));

@@ -2,8 +2,9 @@
 // `{"detail": "<sentence>"}`. Statuses are chosen so the official SDK does not retry deterministic
 // refusals (it retries everything outside 400-409 and 422).
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HTTPException } from "hono/http-exception";
-import { GantryError, ValidationFailure, type ErrorKind } from "../errors.js";
+import { AuthRejection, GantryError, ValidationFailure, type ErrorKind } from "../errors.js";
 import type { Logger } from "../logging.js";
 
 const STATUS_BY_KIND = {
@@ -29,6 +30,9 @@ export function errorHandler(log: Logger) {
     }
     if (err instanceof GantryError) {
       return c.json({ detail: err.message }, statusOf(err.kind));
+    }
+    if (err instanceof AuthRejection) {
+      return c.json({ detail: err.message }, err.status as ContentfulStatusCode, err.headers);
     }
     if (err instanceof HTTPException) {
       const status = err.status;

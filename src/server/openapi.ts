@@ -16,9 +16,39 @@ const COMPONENTS: Record<string, z.ZodType> = {
 
 const toSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
 
+/** With custom auth: the schemes (`auth.openapi` in langgraph.json, or a generic bearer scheme) and the paths left open. */
+export interface OpenApiSecurity {
+  securitySchemes: Record<string, unknown>;
+  security: unknown[];
+  openPaths: readonly string[];
+}
+
+/** The security section for custom auth: `auth.openapi` as given, or a bearer scheme naming the user's own check. */
+export function openApiSecurity(authOpenApi: Record<string, unknown> | undefined, openPaths: readonly string[]): OpenApiSecurity {
+  const schemes = authOpenApi?.securitySchemes as Record<string, unknown> | undefined;
+  if (schemes) {
+    const security = (authOpenApi?.security as unknown[] | undefined) ?? Object.keys(schemes).map((name) => ({ [name]: [] }));
+    return { securitySchemes: schemes, security, openPaths };
+  }
+  return {
+    securitySchemes: {
+      custom_auth: { type: "http", scheme: "bearer", description: "Checked by the project's own authenticate hook (langgraph.json auth.path)." },
+    },
+    security: [{ custom_auth: [] }],
+    openPaths,
+  };
+}
+
 export function buildOpenApi(
   routes: RouteSpec[],
-  info: { version: string; prefix: string; title?: string; description?: string; components?: Record<string, z.ZodType> },
+  info: {
+    version: string;
+    prefix: string;
+    title?: string;
+    description?: string;
+    components?: Record<string, z.ZodType>;
+    security?: OpenApiSecurity;
+  },
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of routes) {
@@ -49,6 +79,7 @@ export function buildOpenApi(
       tags: [spec.tag],
       summary: spec.summary,
       ...(parameters.length ? { parameters } : {}),
+      ...(info.security?.openPaths.includes(spec.path) ? { security: [] } : {}),
       ...(spec.body
         ? { requestBody: { required: !spec.bodyOptional, content: { "application/json": { schema: toSchema(spec.body) } } } }
         : {}),
@@ -67,7 +98,8 @@ export function buildOpenApi(
       description: info.description ?? "The LangGraph Agent Server API, served by Gantry.",
     },
     paths,
-    components: { schemas },
+    components: { schemas, ...(info.security ? { securitySchemes: info.security.securitySchemes } : {}) },
+    ...(info.security ? { security: info.security.security } : {}),
   };
 }
 

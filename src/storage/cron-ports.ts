@@ -1,6 +1,7 @@
 // The crons' storage port (spec §1.5, §2.5). A cron is a row holding its schedule, the run payload it
 // creates runs from, and its next fire time. Schedulers in several processes share the rows: an
 // occurrence belongs to the one whose conditional update of the row (by `revision`) succeeds.
+import type { AuthFilter } from "./auth-filter.js";
 import type { JsonObject } from "./records.js";
 import type { Page, Paged, SortOrder } from "./ports.js";
 
@@ -57,19 +58,22 @@ export interface CronFilter {
   enabled?: boolean;
   /** JSON containment on metadata. */
   metadata?: JsonObject;
+  /** The caller's auth filter on metadata, ANDed with the rest. */
+  auth?: AuthFilter;
 }
 
 export type CronSortField = "cron_id" | "assistant_id" | "thread_id" | "next_run_date" | "end_time" | "created_at" | "updated_at";
 
+/** Methods taking `auth` treat a cron whose metadata does not match it as missing (spec §6.5). */
 export interface CronRepo {
   create(input: NewCron): Promise<Cron>;
-  get(cronId: string): Promise<StoredCron | null>;
+  get(cronId: string, auth?: AuthFilter): Promise<StoredCron | null>;
   /**
    * Replaces the cron's fields (thread_id and assistant_id excepted) if its revision is still
    * `revision`; "changed" when another write came first, null when the cron is gone.
    */
   replace(cronId: string, revision: number, fields: Omit<CronFields, "assistant_id" | "thread_id">): Promise<Cron | "changed" | null>;
-  delete(cronId: string): Promise<boolean>;
+  delete(cronId: string, auth?: AuthFilter): Promise<boolean>;
   search(filter: CronFilter, sort: { by: CronSortField; order: SortOrder }, page: Page): Promise<Paged<Cron>>;
   count(filter: CronFilter): Promise<number>;
   /** Enabled crons whose next_run_date is at or before `now`, earliest first. */

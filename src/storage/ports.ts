@@ -1,5 +1,6 @@
 // Storage ports: what the domain needs from a backend. Each adapter (sqlite/, postgres/) implements
 // them with hand-written SQL, and one conformance suite holds both to the same behaviour.
+import type { AuthFilter } from "./auth-filter.js";
 import type { CheckpointStore } from "./checkpoint-ports.js";
 import type { CronRepo } from "./cron-ports.js";
 import type { Assistant, AssistantVersion, Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "./records.js";
@@ -46,23 +47,28 @@ export interface AssistantFilter {
   graph_id?: string;
   /** Case-insensitive substring of the name. */
   name?: string;
+  /** The caller's auth filter on metadata, ANDed with the rest. */
+  auth?: AuthFilter;
 }
 
 export type AssistantSortField = "assistant_id" | "graph_id" | "name" | "created_at" | "updated_at";
 
+/**
+ * Methods taking `auth` treat an assistant whose metadata does not match it as missing (spec §6.5).
+ */
 export interface AssistantRepo {
   /** Inserts the assistant and its version 1 together. Returns null when the id exists. */
   create(input: NewAssistant): Promise<Assistant | null>;
-  get(assistantId: string): Promise<Assistant | null>;
+  get(assistantId: string, auth?: AuthFilter): Promise<Assistant | null>;
   /** Writes version max+1 from the current one plus the patch and makes it current. */
-  update(assistantId: string, patch: AssistantPatch): Promise<Assistant | null>;
-  delete(assistantId: string): Promise<boolean>;
+  update(assistantId: string, patch: AssistantPatch, auth?: AuthFilter): Promise<Assistant | null>;
+  delete(assistantId: string, auth?: AuthFilter): Promise<boolean>;
   search(filter: AssistantFilter, sort: { by: AssistantSortField; order: SortOrder }, page: Page): Promise<Paged<Assistant>>;
   count(filter: AssistantFilter): Promise<number>;
   /** Versions newest first; null when the assistant does not exist. */
-  listVersions(assistantId: string, filter: { metadata?: JsonObject }, page: Page): Promise<AssistantVersion[] | null>;
+  listVersions(assistantId: string, filter: { metadata?: JsonObject }, page: Page, auth?: AuthFilter): Promise<AssistantVersion[] | null>;
   /** Points the assistant at an existing version. Null when the assistant or the version is missing. */
-  setLatest(assistantId: string, version: number): Promise<Assistant | null>;
+  setLatest(assistantId: string, version: number, auth?: AuthFilter): Promise<Assistant | null>;
 }
 
 export interface ThreadTtlInput {
@@ -88,23 +94,28 @@ export interface ThreadFilter {
   /** JSON containment on the current state values. */
   values?: JsonObject;
   status?: ThreadStatus;
+  /** The caller's auth filter on metadata, ANDed with the rest. */
+  auth?: AuthFilter;
 }
 
 export type ThreadSortField = "thread_id" | "status" | "created_at" | "updated_at" | "state_updated_at";
 
+/**
+ * Methods taking `auth` treat a thread whose metadata does not match it as missing (spec §6.5).
+ */
 export interface ThreadRepo {
   /** Returns null when the id exists. */
   create(input: NewThread): Promise<Thread | null>;
   /** With `includeTtl`, the thread carries `ttl` (null when it has none). */
-  get(threadId: string, options?: { includeTtl?: boolean }): Promise<Thread | null>;
-  update(threadId: string, patch: ThreadPatch): Promise<Thread | null>;
-  delete(threadId: string): Promise<boolean>;
-  /** Deletes every thread whose metadata.assistant_id is the given id; returns how many. */
-  deleteByAssistant(assistantId: string): Promise<number>;
+  get(threadId: string, options?: { includeTtl?: boolean; auth?: AuthFilter }): Promise<Thread | null>;
+  update(threadId: string, patch: ThreadPatch, auth?: AuthFilter): Promise<Thread | null>;
+  delete(threadId: string, auth?: AuthFilter): Promise<boolean>;
+  /** Deletes every thread whose metadata.assistant_id is the given id (and that matches `auth`); returns how many. */
+  deleteByAssistant(assistantId: string, auth?: AuthFilter): Promise<number>;
   search(filter: ThreadFilter, sort: { by: ThreadSortField; order: SortOrder }, page: Page): Promise<Paged<Thread>>;
   count(filter: ThreadFilter): Promise<number>;
   /** Copies the thread row (metadata, config, values, status) under a new id; null when the source is missing. */
-  copy(sourceId: string, newId: string): Promise<Thread | null>;
+  copy(sourceId: string, newId: string, auth?: AuthFilter): Promise<Thread | null>;
   /** Deletes up to `limit` threads whose TTL (strategy `delete`) ran out before `now`; returns how many. */
   sweepExpired(now: Date, limit: number): Promise<number>;
   /**
@@ -113,7 +124,7 @@ export interface ThreadRepo {
    */
   setState(threadId: string, state: { values: Json | null; interrupts: JsonObject; status: "idle" | "interrupted" }): Promise<Thread | "busy" | null>;
   /** Ids of existing threads among `ids`. */
-  existing(ids: string[]): Promise<string[]>;
+  existing(ids: string[], auth?: AuthFilter): Promise<string[]>;
   deleteMany(ids: string[]): Promise<number>;
 }
 

@@ -1,6 +1,7 @@
 // The run queue's storage port. Runs are rows: creating one applies the thread's multitask rule in
 // the same transaction, a worker claims the oldest eligible run under a lease, and finishing a run
 // sets the thread's status in the same transaction, so a thread is never left busy by a half-write.
+import type { AuthFilter } from "./auth-filter.js";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus, ThreadStatus } from "./records.js";
 import type { NewWebhookDelivery } from "./webhook-ports.js";
 
@@ -24,6 +25,8 @@ export interface EnqueueOptions {
   threadMetadata: JsonObject;
   /** How to treat runs already pending or running on the thread. */
   multitask: MultitaskStrategy;
+  /** An existing thread whose metadata does not match is treated as missing (and never created over). */
+  threadAuth?: AuthFilter;
 }
 
 export type EnqueueResult =
@@ -67,12 +70,16 @@ export interface CancelResult {
   flagged: string[];
 }
 
+/**
+ * Methods taking `auth` see a run only when its thread's metadata matches it (spec §6.5): a
+ * stateless run is filtered through its own thread, created with the run's metadata.
+ */
 export interface RunRepo {
   enqueue(run: NewRun, options: EnqueueOptions): Promise<EnqueueResult>;
-  get(runId: string, threadId?: string): Promise<Run | null>;
-  list(threadId: string, filter: { status?: RunStatus }, page: { limit: number; offset: number }): Promise<Run[]>;
+  get(runId: string, threadId?: string, auth?: AuthFilter): Promise<Run | null>;
+  list(threadId: string, filter: { status?: RunStatus }, page: { limit: number; offset: number }, auth?: AuthFilter): Promise<Run[]>;
   /** Deletes a run that is not pending or running; "active" when it is, null when it is missing. */
-  delete(runId: string, threadId?: string): Promise<"deleted" | "active" | null>;
+  delete(runId: string, threadId?: string, auth?: AuthFilter): Promise<"deleted" | "active" | null>;
   /**
    * Claims the oldest eligible pending run: available now, first in its thread's queue, and on a
    * thread with no running run. Marks it running under a lease for `workerId` and counts the attempt.
@@ -82,8 +89,17 @@ export interface RunRepo {
   heartbeat(workerId: string, runIds: string[], leaseMs: number, now: Date): Promise<Map<string, CancelAction>>;
   /** Records the outcome of a running run held by `workerId`; false when the lease was lost. */
   finish(runId: string, workerId: string, outcome: RunOutcome): Promise<boolean>;
+  /**
+   * Hands a running run held by `workerId` back to the queue (a worker shutting down): pending
+   * again at once, for another worker to resume from its last checkpoint. False when not held.
+   */
+  release(runId: string, workerId: string, now: Date): Promise<boolean>;
   /** Cancels runs by id (optionally on one thread), or every run with a status ("pending"/"running"/"all"). */
-  cancel(target: { runIds: string[]; threadId?: string } | { status: "pending" | "running" | "all" }, action: CancelAction): Promise<CancelResult>;
+  cancel(
+    target: { runIds: string[]; threadId?: string } | { status: "pending" | "running" | "all" },
+    action: CancelAction,
+    auth?: AuthFilter,
+  ): Promise<CancelResult>;
   /**
    * Running runs whose lease ran out go back to pending (their next attempt resumes from the last
    * checkpoint), or end in error once `maxAttempts` were made. Returns how many of each.

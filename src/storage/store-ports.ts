@@ -1,6 +1,7 @@
 // The long-term store's storage port (spec §1.6, §2.6): JSON items under a namespace path and a key,
 // with an optional TTL and optional embedding vectors. Every read takes `now` and never returns an
 // item that expired before it, so expiry is exact even when the background sweep runs late.
+import type { AuthFilter } from "./auth-filter.js";
 import type { JsonObject } from "./records.js";
 
 /** An item as it travels on the wire (spec §2.6). */
@@ -60,6 +61,8 @@ export interface StoreSearch {
   queryVector?: number[];
   /** Restart the TTL of the items returned. */
   refreshTtl: boolean;
+  /** The caller's auth filter on item values. */
+  auth?: AuthFilter;
 }
 
 /** A namespace pattern: labels, where "*" matches any one label. */
@@ -74,14 +77,21 @@ export interface NamespaceListing {
   maxDepth?: number;
   limit: number;
   offset: number;
+  /** Only namespaces holding items whose value matches this auth filter. */
+  auth?: AuthFilter;
 }
 
+/**
+ * With an auth filter, an item whose value does not match it is "hidden": never read, listed,
+ * replaced or deleted (spec §6.5).
+ */
 export interface StoreRepo {
   /** Inserts or replaces the item; a replaced live item keeps its created_at. */
-  put(item: StorePut, now: Date): Promise<void>;
+  put(item: StorePut, now: Date, auth?: AuthFilter): Promise<"written" | "hidden">;
   /** The live item, or null; with `refreshTtl`, its TTL restarts at `now`. */
-  get(namespace: string[], key: string, options: { refreshTtl: boolean }, now: Date): Promise<StoreItem | null>;
-  delete(namespace: string[], key: string): Promise<void>;
+  get(namespace: string[], key: string, options: { refreshTtl: boolean; auth?: AuthFilter }, now: Date): Promise<StoreItem | "hidden" | null>;
+  /** Deleting a missing item succeeds. */
+  delete(namespace: string[], key: string, auth?: AuthFilter): Promise<"deleted" | "hidden">;
   search(query: StoreSearch, now: Date): Promise<StoreSearchItem[]>;
   /** Distinct namespaces holding live items, in ascending label order. */
   listNamespaces(listing: NamespaceListing, now: Date): Promise<string[][]>;

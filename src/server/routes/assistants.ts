@@ -1,10 +1,12 @@
 // /assistants routes (spec §1.1): parse, call the assistant service, shape the answer.
+import type { Access } from "../../domain/access.js";
 import type { AssistantService } from "../../domain/assistants.js";
 import type { GraphRegistry } from "../../runtime/graph-registry.js";
 import { describeGraphSchemas, describeSubgraphs, drawGraph } from "../../runtime/graph-info.js";
 import type { JsonObject } from "../../storage/records.js";
 import { GantryError } from "../../errors.js";
 import { project, setPaginationHeaders } from "../paging.js";
+import { accessOf } from "../app-env.js";
 import { route, type RouteSpec } from "../route.js";
 import {
   AssistantCountBody,
@@ -22,8 +24,8 @@ import {
 const TAG = "Assistants";
 
 export function assistantRoutes({ assistants, graphs }: { assistants: AssistantService; graphs: GraphRegistry }): RouteSpec[] {
-  const compiledGraphOf = async (idOrGraphId: string) => {
-    const assistant = await assistants.get(idOrGraphId);
+  const compiledGraphOf = async (idOrGraphId: string, access: Access | undefined) => {
+    const assistant = await assistants.get(idOrGraphId, access);
     return { assistant, graph: await graphs.get(assistant.graph_id).resolve({ configurable: assistant.config.configurable as JsonObject | undefined, ...assistant.config }) };
   };
 
@@ -36,7 +38,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       body: AssistantCreateBody,
       responses: { 200: "The assistant", 404: "Unknown graph", 409: "The assistant exists and if_exists is raise", 422: "Invalid body" },
       returns: "Assistant",
-      handler: async (c, { body }) => c.json(await assistants.create(body as Parameters<AssistantService["create"]>[0])),
+      handler: async (c, { body }) => c.json(await assistants.create(body as Parameters<AssistantService["create"]>[0], accessOf(c))),
     }),
     route({
       method: "post",
@@ -53,6 +55,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
           filterOf(body),
           { by: body.sort_by ?? "created_at", order: body.sort_order ?? "desc" },
           page,
+          accessOf(c),
         );
         setPaginationHeaders(c, page, result);
         return c.json(result.items.map((a) => project(a, body.select)));
@@ -66,7 +69,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       body: AssistantCountBody,
       bodyOptional: true,
       responses: { 200: "The number of matching assistants", 422: "Invalid body" },
-      handler: async (c, { body }) => c.json(await assistants.count(filterOf(body))),
+      handler: async (c, { body }) => c.json(await assistants.count(filterOf(body), accessOf(c))),
     }),
     route({
       method: "get",
@@ -75,7 +78,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       summary: "Get an assistant",
       responses: { 200: "The assistant", 404: "Not found", 422: "Invalid id" },
       returns: "Assistant",
-      handler: async (c) => c.json(await assistants.get(c.req.param("assistant_id")!)),
+      handler: async (c) => c.json(await assistants.get(c.req.param("assistant_id")!, accessOf(c))),
     }),
     route({
       method: "patch",
@@ -86,7 +89,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       bodyOptional: true,
       responses: { 200: "The assistant at its new version", 404: "Not found", 422: "Invalid body or id" },
       returns: "Assistant",
-      handler: async (c, { body }) => c.json(await assistants.update(c.req.param("assistant_id")!, body as JsonObject)),
+      handler: async (c, { body }) => c.json(await assistants.update(c.req.param("assistant_id")!, body as JsonObject, accessOf(c))),
     }),
     route({
       method: "delete",
@@ -96,7 +99,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       query: DeleteAssistantQuery,
       responses: { 204: "Deleted", 404: "Not found", 422: "Invalid id or query" },
       handler: async (c, { query }) => {
-        await assistants.delete(c.req.param("assistant_id")!, { deleteThreads: query.delete_threads ?? false });
+        await assistants.delete(c.req.param("assistant_id")!, { deleteThreads: query.delete_threads ?? false }, accessOf(c));
         return c.body(null, 204);
       },
     }),
@@ -114,6 +117,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
             c.req.param("assistant_id")!,
             body.metadata ? { metadata: body.metadata as JsonObject } : {},
             { limit: body.limit ?? 10, offset: body.offset ?? 0 },
+            accessOf(c),
           ),
         ),
     }),
@@ -130,7 +134,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       handler: async (c, { body, query }) => {
         const version = body.version ?? query.version;
         if (version === undefined) throw new GantryError("invalid", "Field 'version' is required (in the body, or as a query parameter)");
-        return c.json(await assistants.setLatest(c.req.param("assistant_id")!, version));
+        return c.json(await assistants.setLatest(c.req.param("assistant_id")!, version, accessOf(c)));
       },
     }),
     route({
@@ -141,7 +145,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       query: GraphQuery,
       responses: { 200: "Drawable graph", 404: "Not found", 422: "Invalid id or xray" },
       handler: async (c, { query }) => {
-        const { graph } = await compiledGraphOf(c.req.param("assistant_id")!);
+        const { graph } = await compiledGraphOf(c.req.param("assistant_id")!, accessOf(c));
         return c.json(await drawGraph(graph, query.xray ?? false));
       },
     }),
@@ -152,7 +156,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       summary: "JSON Schemas of the graph's input, output, state, config and context",
       responses: { 200: "Graph schemas", 404: "Not found", 422: "Invalid id" },
       handler: async (c) => {
-        const { assistant, graph } = await compiledGraphOf(c.req.param("assistant_id")!);
+        const { assistant, graph } = await compiledGraphOf(c.req.param("assistant_id")!, accessOf(c));
         return c.json(await describeGraphSchemas(assistant.graph_id, graph));
       },
     }),
@@ -164,7 +168,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       query: SubgraphsQuery,
       responses: { 200: "Subgraph schemas", 404: "Not found", 422: "Invalid id" },
       handler: async (c, { query }) => {
-        const { graph } = await compiledGraphOf(c.req.param("assistant_id")!);
+        const { graph } = await compiledGraphOf(c.req.param("assistant_id")!, accessOf(c));
         return c.json(await describeSubgraphs(graph, { recurse: query.recurse ?? false }));
       },
     }),
@@ -176,7 +180,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       query: SubgraphsQuery,
       responses: { 200: "Subgraph schemas", 404: "Not found", 422: "Invalid id" },
       handler: async (c, { query }) => {
-        const { graph } = await compiledGraphOf(c.req.param("assistant_id")!);
+        const { graph } = await compiledGraphOf(c.req.param("assistant_id")!, accessOf(c));
         return c.json(await describeSubgraphs(graph, { namespace: c.req.param("namespace")!, recurse: query.recurse ?? false }));
       },
     }),

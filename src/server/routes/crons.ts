@@ -4,6 +4,7 @@ import type { CronService } from "../../domain/crons.js";
 import type { CronFilter } from "../../storage/cron-ports.js";
 import type { JsonObject } from "../../storage/records.js";
 import { project, setPaginationHeaders } from "../paging.js";
+import { accessOf } from "../app-env.js";
 import { route, type RouteSpec } from "../route.js";
 import { CronCountBody, CronCreateBody, CronPatchBody, CronSearchBody } from "../schemas/crons.js";
 import { uuidParam } from "../validation.js";
@@ -20,7 +21,7 @@ export function cronRoutes({ crons }: { crons: CronService }): RouteSpec[] {
       body: CronCreateBody,
       responses: { 200: "The cron", 404: "Assistant not found", 422: "Invalid body, schedule or time zone" },
       returns: "Cron",
-      handler: async (c, { body }) => c.json(await crons.create(null, body)),
+      handler: async (c, { body }) => c.json(await crons.create(null, body, accessOf(c))),
     }),
     route({
       method: "post",
@@ -30,7 +31,7 @@ export function cronRoutes({ crons }: { crons: CronService }): RouteSpec[] {
       body: CronCreateBody,
       responses: { 200: "The cron", 404: "Thread or assistant not found", 422: "Invalid body, schedule or time zone" },
       returns: "Cron",
-      handler: async (c, { body }) => c.json(await crons.create(uuidParam(c, "thread_id"), body)),
+      handler: async (c, { body }) => c.json(await crons.create(uuidParam(c, "thread_id"), body, accessOf(c))),
     }),
     route({
       method: "post",
@@ -43,7 +44,7 @@ export function cronRoutes({ crons }: { crons: CronService }): RouteSpec[] {
       returns: "CronList",
       handler: async (c, { body }) => {
         const page = { limit: body.limit ?? 10, offset: body.offset ?? 0 };
-        const result = await crons.search(filterOf(body), { by: body.sort_by ?? "created_at", order: body.sort_order ?? "desc" }, page);
+        const result = await crons.search(filterOf(body), { by: body.sort_by ?? "created_at", order: body.sort_order ?? "desc" }, page, accessOf(c));
         setPaginationHeaders(c, page, result);
         return c.json(result.items.map((cron) => project(body.select?.includes("now") ? { ...cron, now: result.now } : cron, body.select)));
       },
@@ -56,7 +57,7 @@ export function cronRoutes({ crons }: { crons: CronService }): RouteSpec[] {
       body: CronCountBody,
       bodyOptional: true,
       responses: { 200: "The number of matching crons", 422: "Invalid body" },
-      handler: async (c, { body }) => c.json(await crons.count(filterOf(body))),
+      handler: async (c, { body }) => c.json(await crons.count(filterOf(body), accessOf(c))),
     }),
     route({
       method: "get",
@@ -65,7 +66,7 @@ export function cronRoutes({ crons }: { crons: CronService }): RouteSpec[] {
       summary: "Get a cron",
       responses: { 200: "The cron", 404: "Not found", 422: "Invalid id" },
       returns: "Cron",
-      handler: async (c) => c.json(await crons.get(uuidParam(c, "cron_id"))),
+      handler: async (c) => c.json(await crons.get(uuidParam(c, "cron_id"), accessOf(c))),
     }),
     route({
       method: "patch",
@@ -76,7 +77,7 @@ export function cronRoutes({ crons }: { crons: CronService }): RouteSpec[] {
       bodyOptional: true,
       responses: { 200: "The cron", 404: "Not found", 422: "Invalid body, schedule or time zone" },
       returns: "Cron",
-      handler: async (c, { body }) => c.json(await crons.update(uuidParam(c, "cron_id"), body)),
+      handler: async (c, { body }) => c.json(await crons.update(uuidParam(c, "cron_id"), body, accessOf(c))),
     }),
     route({
       method: "delete",
@@ -85,7 +86,7 @@ export function cronRoutes({ crons }: { crons: CronService }): RouteSpec[] {
       summary: "Delete a cron",
       responses: { 204: "Deleted", 404: "Not found", 422: "Invalid id" },
       handler: async (c) => {
-        await crons.delete(uuidParam(c, "cron_id"));
+        await crons.delete(uuidParam(c, "cron_id"), accessOf(c));
         return c.body(null, 204);
       },
     }),

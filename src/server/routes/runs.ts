@@ -5,7 +5,7 @@ import type { RunCreate, RunService } from "../../domain/runs.js";
 import type { RunEventLog } from "../../events/run-event-log.js";
 import type { Storage } from "../../storage/ports.js";
 import type { Run } from "../../storage/records.js";
-import type { AppEnv } from "../app-env.js";
+import { accessOf, type AppEnv } from "../app-env.js";
 import { keepAliveJson } from "../keepalive-json.js";
 import { project } from "../paging.js";
 import { route, type RouteSpec } from "../route.js";
@@ -43,7 +43,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
 
   const headersOf = (c: Context<AppEnv>) => Object.fromEntries(c.req.raw.headers.entries());
 
-  const create = (c: Context<AppEnv>, threadId: string | null, body: RunCreate) => runs.create(threadId, body, { headers: headersOf(c) });
+  const create = (c: Context<AppEnv>, threadId: string | null, body: RunCreate) => runs.create(threadId, body, { headers: headersOf(c) }, accessOf(c));
 
   const stream = (c: Context<AppEnv>, run: Run, options: { stateless: boolean; after?: string; modes?: string[]; cancelOnDisconnect: boolean }) => {
     const prefix = deps.prefix;
@@ -129,6 +129,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
           uuidParam(c, "thread_id"),
           query.status ? { status: query.status } : {},
           { limit: query.limit ?? 10, offset: query.offset ?? 0 },
+          accessOf(c),
         );
         return c.json(list.map((r) => project(r, query.select)));
       },
@@ -140,7 +141,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
       summary: "Get a run",
       responses: { 200: "The run", 404: "Not found", 422: "Invalid id" },
       returns: "Run",
-      handler: async (c) => c.json(await runs.get(uuidParam(c, "thread_id"), uuidParam(c, "run_id"))),
+      handler: async (c) => c.json(await runs.get(uuidParam(c, "thread_id"), uuidParam(c, "run_id"), accessOf(c))),
     }),
     route({
       method: "delete",
@@ -149,7 +150,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
       summary: "Delete a finished run",
       responses: { 204: "Deleted", 404: "Not found", 409: "The run is still pending or running", 422: "Invalid id" },
       handler: async (c) => {
-        await runs.delete(uuidParam(c, "thread_id"), uuidParam(c, "run_id"));
+        await runs.delete(uuidParam(c, "thread_id"), uuidParam(c, "run_id"), accessOf(c));
         return c.body(null, 204);
       },
     }),
@@ -161,7 +162,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
       query: JoinQuery,
       responses: { 200: "Final values", 404: "Not found", 422: "Invalid id" },
       handler: async (c, { query }) => {
-        const run = await runs.get(uuidParam(c, "thread_id"), uuidParam(c, "run_id"));
+        const run = await runs.get(uuidParam(c, "thread_id"), uuidParam(c, "run_id"), accessOf(c));
         return wait(c, run, { stateless: false, cancelOnDisconnect: query.cancel_on_disconnect ?? false });
       },
     }),
@@ -174,7 +175,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
       listQuery: ["stream_mode"],
       responses: { 200: "Server-sent events", 404: "Not found", 422: "Invalid id or query" },
       handler: async (c, { query }) => {
-        const run = await runs.get(uuidParam(c, "thread_id"), uuidParam(c, "run_id"));
+        const run = await runs.get(uuidParam(c, "thread_id"), uuidParam(c, "run_id"), accessOf(c));
         return joinStream(c, run, false, query);
       },
     }),
@@ -187,7 +188,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
       responses: { 202: "Cancel requested", 204: "Cancelled (wait=1)", 404: "Not found", 409: "The run has already finished", 422: "Invalid query" },
       handler: async (c, { query }) => {
         const threadId = uuidParam(c, "thread_id");
-        const run = await runs.cancel(threadId, uuidParam(c, "run_id"), query.action ?? "interrupt");
+        const run = await runs.cancel(threadId, uuidParam(c, "run_id"), query.action ?? "interrupt", accessOf(c));
         if (!query.wait) return c.body(null, 202);
         await runOutput(events, storage, run);
         return c.body(null, 204);
@@ -249,7 +250,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
       query: CancelQuery,
       responses: { 204: "Cancel requested", 422: "Invalid body" },
       handler: async (c, { body, query }) => {
-        await runs.cancelMany("status" in body ? body : { threadId: body.thread_id, runIds: body.run_ids }, query.action ?? "interrupt");
+        await runs.cancelMany("status" in body ? body : { threadId: body.thread_id, runIds: body.run_ids }, query.action ?? "interrupt", accessOf(c));
         return c.body(null, 204);
       },
     }),
@@ -261,7 +262,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
       query: JoinStreamQuery,
       listQuery: ["stream_mode"],
       responses: { 200: "Server-sent events", 404: "Not found", 422: "Invalid id or query" },
-      handler: async (c, { query }) => joinStream(c, await runs.get(undefined, uuidParam(c, "run_id")), true, query),
+      handler: async (c, { query }) => joinStream(c, await runs.get(undefined, uuidParam(c, "run_id"), accessOf(c)), true, query),
     }),
   ];
 

@@ -2,6 +2,7 @@
 // take the shapes the SDKs read: an item or JSON null, `{items}`, `{namespaces}`.
 import type { StoreService } from "../../domain/store.js";
 import type { JsonObject } from "../../storage/records.js";
+import { accessOf } from "../app-env.js";
 import { route, type RouteSpec } from "../route.js";
 import { NamespaceListBody, StoreDeleteBody, StoreGetQuery, StorePutBody, StoreSearchBody } from "../schemas/store.js";
 
@@ -17,7 +18,7 @@ export function storeRoutes({ store }: { store: StoreService }): RouteSpec[] {
       body: StorePutBody,
       responses: { 204: "Stored", 422: "Invalid body or namespace" },
       handler: async (c, { body }) => {
-        await store.put({ ...body, value: body.value as JsonObject });
+        await store.put({ ...body, value: body.value as JsonObject }, accessOf(c));
         return c.body(null, 204);
       },
     }),
@@ -32,7 +33,7 @@ export function storeRoutes({ store }: { store: StoreService }): RouteSpec[] {
         // Labels cannot contain ".", so splitting every value covers the JS SDK's joined string,
         // Python's, and the OpenAPI document's repeated keys alike.
         const namespace = (c.req.queries("namespace") ?? []).flatMap((value) => value.split("."));
-        const item = await store.get(namespace, query.key, query.refresh_ttl === undefined ? {} : { refreshTtl: query.refresh_ttl });
+        const item = await store.get(namespace, query.key, query.refresh_ttl === undefined ? {} : { refreshTtl: query.refresh_ttl }, accessOf(c));
         return c.json(item);
       },
     }),
@@ -44,7 +45,7 @@ export function storeRoutes({ store }: { store: StoreService }): RouteSpec[] {
       body: StoreDeleteBody,
       responses: { 204: "Deleted", 422: "Invalid body or namespace" },
       handler: async (c, { body }) => {
-        await store.delete(body.namespace, body.key);
+        await store.delete(body.namespace, body.key, accessOf(c));
         return c.body(null, 204);
       },
     }),
@@ -64,7 +65,7 @@ export function storeRoutes({ store }: { store: StoreService }): RouteSpec[] {
           ...(body.offset !== undefined ? { offset: body.offset } : {}),
           ...(body.query !== undefined ? { query: body.query } : {}),
           ...(body.refresh_ttl !== undefined ? { refreshTtl: body.refresh_ttl } : {}),
-        });
+        }, accessOf(c));
         return c.json({ items });
       },
     }),
@@ -83,7 +84,7 @@ export function storeRoutes({ store }: { store: StoreService }): RouteSpec[] {
           ...(body.max_depth !== undefined ? { maxDepth: body.max_depth } : {}),
           ...(body.limit !== undefined ? { limit: body.limit } : {}),
           ...(body.offset !== undefined ? { offset: body.offset } : {}),
-        });
+        }, accessOf(c));
         return c.json({ namespaces });
       },
     }),

@@ -1,5 +1,6 @@
 // /threads/{id}/state and /threads/{id}/history (spec §1.2): thread state read and written outside runs.
 import type { ThreadStateService } from "../../domain/thread-state.js";
+import { accessOf } from "../app-env.js";
 import { route, type RouteSpec } from "../route.js";
 import { HistoryBody, HistoryQuery, StateCheckpointBody, StatePatchBody, StateQuery, StateUpdateBody } from "../schemas/threads.js";
 import { uuidParam } from "../validation.js";
@@ -15,7 +16,7 @@ export function threadStateRoutes({ state }: { state: ThreadStateService }): Rou
       summary: "The thread's latest state",
       query: StateQuery,
       responses: { 200: "Thread state", 404: "Thread not found", 422: "Invalid id" },
-      handler: async (c, { query }) => c.json(await state.get(uuidParam(c, "thread_id"), { subgraphs: query.subgraphs ?? false })),
+      handler: async (c, { query }) => c.json(await state.get(uuidParam(c, "thread_id"), { subgraphs: query.subgraphs ?? false }, accessOf(c))),
     }),
     route({
       method: "post",
@@ -31,7 +32,7 @@ export function threadStateRoutes({ state }: { state: ThreadStateService }): Rou
             values: body.values ?? null,
             ...(body.as_node ? { asNode: body.as_node } : {}),
             ...(checkpoint ? { checkpoint } : {}),
-          }),
+          }, accessOf(c)),
         );
       },
     }),
@@ -43,7 +44,7 @@ export function threadStateRoutes({ state }: { state: ThreadStateService }): Rou
       body: StatePatchBody,
       responses: { 204: "Patched", 404: "Thread or checkpoint not found", 422: "Invalid body" },
       handler: async (c, { body }) => {
-        await state.patchMetadata(uuidParam(c, "thread_id"), body.metadata);
+        await state.patchMetadata(uuidParam(c, "thread_id"), body.metadata, accessOf(c));
         return c.body(null, 204);
       },
     }),
@@ -56,7 +57,7 @@ export function threadStateRoutes({ state }: { state: ThreadStateService }): Rou
       responses: { 200: "Thread state", 404: "Thread or checkpoint not found", 422: "Invalid id" },
       handler: async (c, { query }) =>
         c.json(
-          await state.get(uuidParam(c, "thread_id"), { checkpoint: { checkpoint_id: c.req.param("checkpoint_id")! }, subgraphs: query.subgraphs ?? false }),
+          await state.get(uuidParam(c, "thread_id"), { checkpoint: { checkpoint_id: c.req.param("checkpoint_id")! }, subgraphs: query.subgraphs ?? false }, accessOf(c)),
         ),
     }),
     route({
@@ -67,7 +68,7 @@ export function threadStateRoutes({ state }: { state: ThreadStateService }): Rou
       body: StateCheckpointBody,
       responses: { 200: "Thread state", 404: "Thread or checkpoint not found", 422: "Invalid body" },
       handler: async (c, { body }) =>
-        c.json(await state.get(uuidParam(c, "thread_id"), { checkpoint: body.checkpoint, subgraphs: body.subgraphs ?? false })),
+        c.json(await state.get(uuidParam(c, "thread_id"), { checkpoint: body.checkpoint, subgraphs: body.subgraphs ?? false }, accessOf(c))),
     }),
     route({
       method: "post",
@@ -84,7 +85,7 @@ export function threadStateRoutes({ state }: { state: ThreadStateService }): Rou
             ...(body.before ? { before: body.before } : {}),
             ...(body.metadata ? { metadata: body.metadata } : {}),
             ...(body.checkpoint ? { checkpoint: body.checkpoint } : {}),
-          }),
+          }, accessOf(c)),
         ),
     }),
     route({
@@ -95,7 +96,7 @@ export function threadStateRoutes({ state }: { state: ThreadStateService }): Rou
       query: HistoryQuery,
       responses: { 200: "Thread states", 404: "Thread not found", 422: "Invalid query" },
       handler: async (c, { query }) =>
-        c.json(await state.history(uuidParam(c, "thread_id"), { limit: query.limit ?? 10, ...(query.before ? { before: query.before } : {}) })),
+        c.json(await state.history(uuidParam(c, "thread_id"), { limit: query.limit ?? 10, ...(query.before ? { before: query.before } : {}) }, accessOf(c))),
     }),
   ];
 }

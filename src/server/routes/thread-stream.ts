@@ -2,10 +2,10 @@
 // client stays. `run_modes` carries the runs' events with lifecycle markers, `lifecycle` only the
 // markers, `state_update` the thread's state after each run.
 import { z } from "zod";
-import { GantryError } from "../../errors.js";
 import type { RunEventLog } from "../../events/run-event-log.js";
 import { threadLogKey } from "../../queue/execute-run.js";
-import type { ThreadRepo } from "../../storage/ports.js";
+import type { ThreadService } from "../../domain/threads.js";
+import { accessOf } from "../app-env.js";
 import { route, type RouteSpec } from "../route.js";
 import { optional } from "../schemas/common.js";
 import { parseLastEventId, sseResponse } from "../sse.js";
@@ -20,7 +20,7 @@ const ThreadStreamQuery = z
   })
   .strict();
 
-export function threadStreamRoutes({ threads, events }: { threads: ThreadRepo; events: RunEventLog }): RouteSpec[] {
+export function threadStreamRoutes({ threads, events }: { threads: ThreadService; events: RunEventLog }): RouteSpec[] {
   return [
     route({
       method: "get",
@@ -32,7 +32,7 @@ export function threadStreamRoutes({ threads, events }: { threads: ThreadRepo; e
       responses: { 200: "Server-sent events", 404: "Thread not found", 422: "Invalid id or query" },
       handler: async (c, { query }) => {
         const threadId = uuidParam(c, "thread_id");
-        if (!(await threads.get(threadId))) throw new GantryError("not_found", `Thread ${threadId} not found`);
+        await threads.get(threadId, {}, accessOf(c));
         const modes = new Set<string>([...(query.stream_mode ?? []), ...(query.stream_modes ?? [])]);
         if (modes.size === 0) modes.add("run_modes");
         const key = threadLogKey(threadId);

@@ -3,6 +3,7 @@ import type { ThreadService } from "../../domain/threads.js";
 import type { ThreadFilter } from "../../storage/ports.js";
 import type { JsonObject } from "../../storage/records.js";
 import { project, setPaginationHeaders } from "../paging.js";
+import { accessOf } from "../app-env.js";
 import { route, type RouteSpec } from "../route.js";
 import {
   ThreadCountBody,
@@ -28,7 +29,7 @@ export function threadRoutes({ threads }: { threads: ThreadService }): RouteSpec
       responses: { 200: "The thread", 409: "The thread exists and if_exists is raise", 422: "Invalid body" },
       returns: "Thread",
       handler: async (c, { body }) =>
-        c.json(await threads.create({ ...body, metadata: body.metadata as JsonObject | undefined })),
+        c.json(await threads.create({ ...body, metadata: body.metadata as JsonObject | undefined }, accessOf(c))),
     }),
     route({
       method: "post",
@@ -46,6 +47,7 @@ export function threadRoutes({ threads }: { threads: ThreadService }): RouteSpec
           { by: body.sort_by ?? "updated_at", order: body.sort_order ?? "desc" },
           page,
           body.extract,
+          accessOf(c),
         );
         setPaginationHeaders(c, page, result);
         const select = body.select && body.extract ? [...body.select, "extracted"] : body.select;
@@ -60,7 +62,7 @@ export function threadRoutes({ threads }: { threads: ThreadService }): RouteSpec
       body: ThreadCountBody,
       bodyOptional: true,
       responses: { 200: "The number of matching threads", 422: "Invalid body" },
-      handler: async (c, { body }) => c.json(await threads.count(filterOf(body))),
+      handler: async (c, { body }) => c.json(await threads.count(filterOf(body), accessOf(c))),
     }),
     route({
       method: "post",
@@ -70,7 +72,7 @@ export function threadRoutes({ threads }: { threads: ThreadService }): RouteSpec
       body: ThreadPruneBody,
       responses: { 200: "How many threads were pruned", 422: "Invalid body" },
       handler: async (c, { body }) =>
-        c.json({ pruned_count: await threads.prune(body.thread_ids, body.strategy ?? "delete") }),
+        c.json({ pruned_count: await threads.prune(body.thread_ids, body.strategy ?? "delete", accessOf(c)) }),
     }),
     route({
       method: "get",
@@ -82,7 +84,7 @@ export function threadRoutes({ threads }: { threads: ThreadService }): RouteSpec
       responses: { 200: "The thread", 404: "Not found", 422: "Invalid id or query" },
       returns: "Thread",
       handler: async (c, { query }) =>
-        c.json(await threads.get(uuidParam(c, "thread_id"), { includeTtl: query.include?.includes("ttl") ?? false })),
+        c.json(await threads.get(uuidParam(c, "thread_id"), { includeTtl: query.include?.includes("ttl") ?? false }, accessOf(c))),
     }),
     route({
       method: "patch",
@@ -97,7 +99,7 @@ export function threadRoutes({ threads }: { threads: ThreadService }): RouteSpec
         const updated = await threads.update(uuidParam(c, "thread_id"), {
           ...(body.metadata ? { metadata: body.metadata as JsonObject } : {}),
           ...(body.ttl !== undefined ? { ttl: body.ttl } : {}),
-        });
+        }, accessOf(c));
         if (/\breturn=minimal\b/i.test(c.req.header("prefer") ?? "")) return c.body(null, 204);
         return c.json(updated);
       },
@@ -109,7 +111,7 @@ export function threadRoutes({ threads }: { threads: ThreadService }): RouteSpec
       summary: "Delete a thread",
       responses: { 204: "Deleted", 404: "Not found", 422: "Invalid id" },
       handler: async (c) => {
-        await threads.delete(uuidParam(c, "thread_id"));
+        await threads.delete(uuidParam(c, "thread_id"), accessOf(c));
         return c.body(null, 204);
       },
     }),
@@ -120,7 +122,7 @@ export function threadRoutes({ threads }: { threads: ThreadService }): RouteSpec
       summary: "Copy a thread under a new id",
       responses: { 200: "The new thread", 409: "The source thread does not exist", 422: "Invalid id" },
       returns: "Thread",
-      handler: async (c) => c.json(await threads.copy(uuidParam(c, "thread_id"))),
+      handler: async (c) => c.json(await threads.copy(uuidParam(c, "thread_id"), accessOf(c))),
     }),
   ];
 }

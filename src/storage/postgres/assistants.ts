@@ -3,7 +3,8 @@
 import type { Pool } from "pg";
 import type { Assistant, AssistantVersion, JsonObject } from "../records.js";
 import type { AssistantFilter, AssistantPatch, AssistantRepo, AssistantSortField, NewAssistant } from "../ports.js";
-import { jsonParam, param, run, transaction } from "./sql-helpers.js";
+import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
+import { andAuth, authFilterSql, jsonParam, param, run, transaction } from "./sql-helpers.js";
 
 const COLUMN_NAMES = ["assistant_id", "graph_id", "config", "context", "metadata", "version", "name", "description", "created_at", "updated_at"];
 const COLUMNS = COLUMN_NAMES.join(", ");
@@ -61,6 +62,7 @@ function whereClause(filter: AssistantFilter, values: unknown[]): string {
   // The column sorts byte-wise (COLLATE "C"), whose lower() folds ASCII only; the database's
   // default collation folds every letter, so "ärger" finds "Ärger".
   if (filter.name !== undefined) parts.push(`strpos(lower(name COLLATE "default"), ${param(values, filter.name.toLowerCase())}) > 0`);
+  if (hasAuthFilter(filter.auth)) parts.push(authFilterSql("metadata", filter.auth, values));
   return parts.length ? `WHERE ${parts.join(" AND ")}` : "";
 }
 
@@ -99,14 +101,20 @@ export function postgresAssistants(pool: Pool): AssistantRepo {
       return rows[0] ? rowToAssistant(rows[0]) : null;
     },
 
-    async get(assistantId) {
-      const { rows } = await run<AssistantRow>(pool, `SELECT ${COLUMNS} FROM assistants WHERE assistant_id = $1`, [assistantId]);
+    async get(assistantId, auth) {
+      const values: unknown[] = [assistantId];
+      const { rows } = await run<AssistantRow>(pool, `SELECT ${COLUMNS} FROM assistants WHERE assistant_id = $1${andAuth(auth, values)}`, values);
       return rows[0] ? rowToAssistant(rows[0]) : null;
     },
 
-    async update(assistantId: string, patch: AssistantPatch) {
+    async update(assistantId: string, patch: AssistantPatch, auth?: AuthFilter) {
       return transaction(pool, async (client) => {
-        const { rows } = await run<AssistantRow>(client, `SELECT ${COLUMNS} FROM assistants WHERE assistant_id = $1 FOR UPDATE`, [assistantId]);
+        const lockValues: unknown[] = [assistantId];
+        const { rows } = await run<AssistantRow>(
+          client,
+          `SELECT ${COLUMNS} FROM assistants WHERE assistant_id = $1${andAuth(auth, lockValues)} FOR UPDATE`,
+          lockValues,
+        );
         const current = rows[0];
         if (!current) return null;
         // Read after the row lock, in a statement of its own: under READ COMMITTED it then sees the
@@ -147,8 +155,9 @@ export function postgresAssistants(pool: Pool): AssistantRepo {
       });
     },
 
-    async delete(assistantId) {
-      const result = await run(pool, "DELETE FROM assistants WHERE assistant_id = $1", [assistantId]);
+    async delete(assistantId, auth) {
+      const values: unknown[] = [assistantId];
+      const result = await run(pool, `DELETE FROM assistants WHERE assistant_id = $1${andAuth(auth, values)}`, values);
       return (result.rowCount ?? 0) > 0;
     },
 
@@ -171,8 +180,9 @@ export function postgresAssistants(pool: Pool): AssistantRepo {
 
     count,
 
-    async listVersions(assistantId, filter, page) {
-      const exists = await run(pool, "SELECT 1 FROM assistants WHERE assistant_id = $1", [assistantId]);
+    async listVersions(assistantId, filter, page, auth) {
+      const existsValues: unknown[] = [assistantId];
+      const exists = await run(pool, `SELECT 1 FROM assistants WHERE assistant_id = $1${andAuth(auth, existsValues)}`, existsValues);
       if (exists.rowCount === 0) return null;
       const values: unknown[] = [assistantId];
       const contains = filter.metadata && Object.keys(filter.metadata).length > 0 ? `AND metadata @> ${jsonParam(values, filter.metadata)}` : "";
@@ -185,16 +195,17 @@ export function postgresAssistants(pool: Pool): AssistantRepo {
       return rows.map(rowToVersion);
     },
 
-    async setLatest(assistantId, version) {
+    async setLatest(assistantId, version, auth) {
+      const values: unknown[] = [assistantId, version, new Date()];
       const { rows } = await run<AssistantRow>(
         pool,
         `UPDATE assistants AS a
          SET graph_id = v.graph_id, config = v.config, context = v.context, metadata = v.metadata,
              version = v.version, name = v.name, description = v.description, updated_at = $3
          FROM assistant_versions AS v
-         WHERE a.assistant_id = $1 AND v.assistant_id = a.assistant_id AND v.version = $2
+         WHERE a.assistant_id = $1 AND v.assistant_id = a.assistant_id AND v.version = $2${andAuth(auth, values, "a.metadata")}
          RETURNING ${A_COLUMNS}`,
-        [assistantId, version, new Date()],
+        values,
       );
       return rows[0] ? rowToAssistant(rows[0]) : null;
     },

@@ -4,7 +4,8 @@
 import type { Pool } from "pg";
 import type { Cron, CronFields, CronFilter, CronRepo, CronSortField, NewCron, StoredCron } from "../cron-ports.js";
 import type { JsonObject } from "../records.js";
-import { jsonParam, param, run } from "./sql-helpers.js";
+import { hasAuthFilter } from "../auth-filter.js";
+import { andAuth, authFilterSql, jsonParam, param, run } from "./sql-helpers.js";
 
 const COLUMNS =
   "cron_id, assistant_id, thread_id, on_run_completed, end_time, schedule, timezone, payload, user_id, next_run_date, metadata, enabled, revision, created_at, updated_at";
@@ -71,6 +72,7 @@ function whereClause(filter: CronFilter, values: unknown[]): string {
   if (filter.thread_id !== undefined) parts.push(`thread_id = ${param(values, filter.thread_id)}`);
   if (filter.enabled !== undefined) parts.push(`enabled = ${param(values, filter.enabled)}`);
   if (filter.metadata && Object.keys(filter.metadata).length > 0) parts.push(`metadata @> ${jsonParam(values, filter.metadata)}`);
+  if (hasAuthFilter(filter.auth)) parts.push(authFilterSql("metadata", filter.auth, values));
   return parts.length ? `WHERE ${parts.join(" AND ")}` : "";
 }
 
@@ -105,8 +107,9 @@ export function postgresCrons(pool: Pool): CronRepo {
       );
       return rowToCron(rows[0]!);
     },
-    async get(cronId) {
-      const { rows } = await run<CronRow>(pool, `SELECT ${COLUMNS} FROM crons WHERE cron_id = $1`, [cronId]);
+    async get(cronId, auth) {
+      const values: unknown[] = [cronId];
+      const { rows } = await run<CronRow>(pool, `SELECT ${COLUMNS} FROM crons WHERE cron_id = $1${andAuth(auth, values)}`, values);
       return rows[0] ? rowToStored(rows[0]) : null;
     },
     async replace(cronId, revision, fields: Omit<CronFields, "assistant_id" | "thread_id">) {
@@ -141,8 +144,9 @@ export function postgresCrons(pool: Pool): CronRepo {
       if (!row) return null;
       return row.replaced ? rowToCron(row) : "changed";
     },
-    async delete(cronId) {
-      const { rowCount } = await run(pool, "DELETE FROM crons WHERE cron_id = $1", [cronId]);
+    async delete(cronId, auth) {
+      const values: unknown[] = [cronId];
+      const { rowCount } = await run(pool, `DELETE FROM crons WHERE cron_id = $1${andAuth(auth, values)}`, values);
       return (rowCount ?? 0) > 0;
     },
     async search(filter, sort, page) {

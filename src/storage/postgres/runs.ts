@@ -5,7 +5,8 @@
 import type { Pool, PoolClient } from "pg";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../records.js";
 import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, RunRepo } from "../run-ports.js";
-import { param, run as query, transaction } from "./sql-helpers.js";
+import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
+import { authFilterSql, param, run as query, transaction } from "./sql-helpers.js";
 import { insertWebhookDelivery } from "./webhooks.js";
 
 const COLUMN_NAMES = [
@@ -129,6 +130,11 @@ async function cancelOnLockedThreads(client: PoolClient, threadIds: string[], ta
   return result;
 }
 
+/** " AND <the run's thread matches the auth filter>", or "" without a filter. */
+function andThreadVisible(auth: AuthFilter | undefined, values: unknown[]): string {
+  return hasAuthFilter(auth) ? ` AND thread_id IN (SELECT thread_id FROM threads WHERE ${authFilterSql("metadata", auth, values)})` : "";
+}
+
 export function postgresRuns(pool: Pool): RunRepo {
   return {
     async enqueue(input, options): Promise<EnqueueResult> {
@@ -154,6 +160,11 @@ export function postgresRuns(pool: Pool): RunRepo {
           // thread: its inflight runs cannot change between the reads below and the new run's insert.
           const locked = await lockThreads(client, [input.thread_id]);
           if (locked.length === 0) return { kind: "thread_missing" };
+          if (hasAuthFilter(options.threadAuth)) {
+            const values: unknown[] = [input.thread_id];
+            const visible = await query(client, `SELECT 1 FROM threads WHERE thread_id = $1 AND ${authFilterSql("metadata", options.threadAuth, values)}`, values);
+            if (visible.rowCount === 0) return { kind: "thread_missing" };
+          }
           if (options.multitask === "reject") {
             const { rows } = await query(client, "SELECT 1 FROM runs WHERE thread_id = $1 AND status IN ('pending', 'running') LIMIT 1", [input.thread_id]);
             if (rows.length > 0) return { kind: "busy" };
@@ -191,36 +202,40 @@ export function postgresRuns(pool: Pool): RunRepo {
       });
     },
 
-    async get(runId, threadId) {
-      const { rows } = await query<RunRow>(pool, `SELECT ${COLUMNS} FROM runs WHERE run_id = $1 AND ($2::text IS NULL OR thread_id = $2)`, [
-        runId,
-        threadId ?? null,
-      ]);
+    async get(runId, threadId, auth) {
+      const values: unknown[] = [runId, threadId ?? null];
+      const { rows } = await query<RunRow>(
+        pool,
+        `SELECT ${COLUMNS} FROM runs WHERE run_id = $1 AND ($2::text IS NULL OR thread_id = $2)${andThreadVisible(auth, values)}`,
+        values,
+      );
       return rows[0] ? rowToRun(rows[0]) : null;
     },
 
-    async list(threadId, filter, page) {
+    async list(threadId, filter, page, auth) {
+      const values: unknown[] = [threadId, filter.status ?? null, page.limit, page.offset];
       const { rows } = await query<RunRow>(
         pool,
-        `SELECT ${COLUMNS} FROM runs WHERE thread_id = $1 AND ($2::text IS NULL OR status = $2)
+        `SELECT ${COLUMNS} FROM runs WHERE thread_id = $1 AND ($2::text IS NULL OR status = $2)${andThreadVisible(auth, values)}
          ORDER BY seq DESC LIMIT $3 OFFSET $4`,
-        [threadId, filter.status ?? null, page.limit, page.offset],
+        values,
       );
       return rows.map(rowToRun);
     },
 
-    async delete(runId, threadId) {
+    async delete(runId, threadId, auth) {
+      const values: unknown[] = [runId, threadId ?? null];
       // A finished run never becomes pending or running again, so the status read here stays true.
       const { rows } = await query<{ status: RunStatus }>(
         pool,
         `WITH target AS (
-           SELECT run_id, status FROM runs WHERE run_id = $1 AND ($2::text IS NULL OR thread_id = $2)
+           SELECT run_id, status FROM runs WHERE run_id = $1 AND ($2::text IS NULL OR thread_id = $2)${andThreadVisible(auth, values)}
          ), deleted AS (
            DELETE FROM runs r USING target
            WHERE r.run_id = target.run_id AND target.status NOT IN ('pending', 'running')
          )
          SELECT status FROM target`,
-        [runId, threadId ?? null],
+        values,
       );
       const status = rows[0]?.status;
       if (!status) return null;
@@ -317,19 +332,35 @@ export function postgresRuns(pool: Pool): RunRepo {
       });
     },
 
-    async cancel(target, action) {
+    async release(runId, workerId, now) {
+      // The thread stays busy: its run is pending again, and claims skip nothing on its account.
+      const result = await query(
+        pool,
+        `UPDATE runs SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = $3, updated_at = $3
+         WHERE run_id = $1 AND status = 'running' AND lease_owner = $2`,
+        [runId, workerId, now],
+      );
+      return result.rowCount === 1;
+    },
+
+    async cancel(target, action, auth) {
       return transaction(pool, async (client) => {
         const now = new Date();
+        // Only threads the caller may see: the runs cancelled below are those threads' runs.
+        const values: unknown[] =
+          "runIds" in target ? [target.runIds, target.threadId ?? null] : [target.status === "all" ? ["pending", "running"] : [target.status]];
         const { rows } =
           "runIds" in target
             ? await query<{ thread_id: string }>(
                 client,
-                "SELECT DISTINCT thread_id FROM runs WHERE run_id = ANY($1::text[]) AND ($2::text IS NULL OR thread_id = $2)",
-                [target.runIds, target.threadId ?? null],
+                `SELECT DISTINCT thread_id FROM runs WHERE run_id = ANY($1::text[]) AND ($2::text IS NULL OR thread_id = $2)${andThreadVisible(auth, values)}`,
+                values,
               )
-            : await query<{ thread_id: string }>(client, "SELECT DISTINCT thread_id FROM runs WHERE status = ANY($1::text[])", [
-                target.status === "all" ? ["pending", "running"] : [target.status],
-              ]);
+            : await query<{ thread_id: string }>(
+                client,
+                `SELECT DISTINCT thread_id FROM runs WHERE status = ANY($1::text[])${andThreadVisible(auth, values)}`,
+                values,
+              );
         const threads = await lockThreads(client, rows.map((r) => r.thread_id));
         if (threads.length === 0) return { stopped: [], flagged: [] };
         return cancelOnLockedThreads(client, threads, target, action, now);

@@ -1,6 +1,7 @@
 // Small pieces shared by the PostgreSQL repos: queries with driver errors translated, transactions
 // that never return a broken connection to the pool, and positional parameters.
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from "pg";
+import { authContainment, hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { translatePgError } from "./pg-errors.js";
 
 export type Queryable = Pool | PoolClient;
@@ -40,4 +41,14 @@ export function param(values: unknown[], value: unknown): string {
 /** jsonb parameters travel as JSON text: pg would turn a JavaScript array into a PostgreSQL array. */
 export function jsonParam(values: unknown[], value: unknown): string {
   return `${param(values, JSON.stringify(value))}::jsonb`;
+}
+
+/** The condition an auth filter puts on a jsonb column (the one place PostgreSQL translates it). */
+export function authFilterSql(column: string, filter: AuthFilter, values: unknown[]): string {
+  return `${column} @> ${jsonParam(values, authContainment(filter))}`;
+}
+
+/** " AND <auth condition>" for a statement that already has a WHERE, or "" without a filter. */
+export function andAuth(auth: AuthFilter | undefined, values: unknown[], column = "metadata"): string {
+  return hasAuthFilter(auth) ? ` AND ${authFilterSql(column, auth, values)}` : "";
 }

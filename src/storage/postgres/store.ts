@@ -15,7 +15,8 @@ import type {
   StoreSearchItem,
 } from "../store-ports.js";
 import { expiresAt } from "../ttl.js";
-import { jsonParam, param, run, transaction } from "./sql-helpers.js";
+import { hasAuthFilter } from "../auth-filter.js";
+import { authFilterSql, jsonParam, param, run, transaction } from "./sql-helpers.js";
 
 const COLUMNS = "namespace, key, value, created_at, updated_at";
 /** Milliseconds, like every timestamp Gantry writes from JavaScript. */
@@ -105,11 +106,16 @@ function norm(vector: number[]): number {
 
 export function postgresStore(pool: Pool): StoreRepo {
   return {
-    async put(item, now) {
+    async put(item, now, auth) {
       const path = item.namespace.join(".");
       const expires = item.ttl_minutes === null ? null : expiresAt(now, item.ttl_minutes);
-      await transaction(pool, async (client) => {
-        await run(
+      const values: unknown[] = [path, item.key, JSON.stringify(item.value), now, item.ttl_minutes, expires];
+      // An existing live item is replaced only when it matches the auth filter; an expired one counts as absent.
+      const onlyVisible = hasAuthFilter(auth)
+        ? `WHERE (store_items.expires_at IS NOT NULL AND store_items.expires_at <= $4) OR ${authFilterSql("store_items.value", auth, values)}`
+        : "";
+      return transaction(pool, async (client) => {
+        const written = await run(
           client,
           `INSERT INTO store_items (namespace, key, value, created_at, updated_at, ttl_minutes, expires_at)
            VALUES ($1, $2, $3::jsonb, $4, $4, $5, $6)
@@ -118,9 +124,11 @@ export function postgresStore(pool: Pool): StoreRepo {
              created_at = CASE WHEN store_items.expires_at <= excluded.updated_at THEN excluded.created_at ELSE store_items.created_at END,
              updated_at = excluded.updated_at,
              ttl_minutes = excluded.ttl_minutes,
-             expires_at = excluded.expires_at`,
-          [path, item.key, JSON.stringify(item.value), now, item.ttl_minutes, expires],
+             expires_at = excluded.expires_at
+           ${onlyVisible}`,
+          values,
         );
+        if (written.rowCount === 0) return "hidden";
         await run(client, "DELETE FROM store_vectors WHERE namespace = $1 AND key = $2", [path, item.key]);
         if (item.vectors.length > 0) {
           await run(
@@ -131,29 +139,47 @@ export function postgresStore(pool: Pool): StoreRepo {
             [path, item.key, JSON.stringify(item.vectors.map(({ field, vector }) => ({ field, vector, norm: norm(vector) })))],
           );
         }
+        return "written";
       });
     },
 
     async get(namespace, key, options, now) {
-      const found = `SELECT ${COLUMNS} FROM store_items
+      const values: unknown[] = [now, namespace.join("."), key];
+      const visible = hasAuthFilter(options.auth) ? authFilterSql("value", options.auth, values) : "TRUE";
+      const found = `SELECT ${COLUMNS}, ${visible} AS visible FROM store_items
         WHERE namespace = $2 AND key = $3 AND (expires_at IS NULL OR expires_at > $1)`;
-      const { rows } = await run<ItemRow>(
+      const { rows } = await run<ItemRow & { visible: boolean }>(
         pool,
         options.refreshTtl
           ? `WITH found AS (${found}),
              refreshed AS (
                UPDATE store_items AS s SET expires_at = ${REFRESHED_EXPIRY}
-               FROM found WHERE s.namespace = found.namespace AND s.key = found.key AND s.ttl_minutes IS NOT NULL
+               FROM found WHERE s.namespace = found.namespace AND s.key = found.key AND s.ttl_minutes IS NOT NULL AND found.visible
              )
              SELECT * FROM found`
           : found,
-        [now, namespace.join("."), key],
+        values,
       );
-      return rows[0] ? rowToItem(rows[0]) : null;
+      const row = rows[0];
+      if (!row) return null;
+      return row.visible ? rowToItem(row) : "hidden";
     },
 
-    async delete(namespace, key) {
-      await run(pool, "DELETE FROM store_items WHERE namespace = $1 AND key = $2", [namespace.join("."), key]);
+    async delete(namespace, key, auth) {
+      const values: unknown[] = [namespace.join("."), key];
+      if (!hasAuthFilter(auth)) {
+        await run(pool, "DELETE FROM store_items WHERE namespace = $1 AND key = $2", values);
+        return "deleted";
+      }
+      const visible = authFilterSql("value", auth, values);
+      const { rows } = await run<{ visible: boolean }>(
+        pool,
+        `WITH target AS (SELECT namespace, key, ${visible} AS visible FROM store_items WHERE namespace = $1 AND key = $2),
+         deleted AS (DELETE FROM store_items AS s USING target WHERE s.namespace = target.namespace AND s.key = target.key AND target.visible)
+         SELECT visible FROM target`,
+        values,
+      );
+      return rows[0] && !rows[0].visible ? "hidden" : "deleted";
     },
 
     async search(query: StoreSearch, now) {
@@ -161,7 +187,12 @@ export function postgresStore(pool: Pool): StoreRepo {
       const values: unknown[] = [now];
       const ranked = query.queryVector !== undefined;
       const scoreColumn = ranked ? `, ${score(values, query.queryVector!)} AS score` : "";
-      const conditions = ["(expires_at IS NULL OR expires_at > $1)", prefixRange(values, query.namespacePrefix), ...filterConditions(values, query.filter)];
+      const conditions = [
+        "(expires_at IS NULL OR expires_at > $1)",
+        prefixRange(values, query.namespacePrefix),
+        ...filterConditions(values, query.filter),
+        ...(hasAuthFilter(query.auth) ? [authFilterSql("value", query.auth, values)] : []),
+      ];
       const page = `SELECT ${COLUMNS}${scoreColumn} FROM store_items AS i
         WHERE ${conditions.join(" AND ")}
         ORDER BY ${ranked ? "score DESC NULLS LAST, " : ""}updated_at DESC, namespace, key
@@ -186,6 +217,7 @@ export function postgresStore(pool: Pool): StoreRepo {
         live(values, now),
         ...(listing.prefix ? patternConditions(values, listing.prefix, false) : []),
         ...(listing.suffix ? patternConditions(values, listing.suffix, true) : []),
+        ...(hasAuthFilter(listing.auth) ? [authFilterSql("value", listing.auth, values)] : []),
       ];
       const { rows } = await run<{ ns: string }>(
         pool,

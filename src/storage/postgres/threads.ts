@@ -6,7 +6,8 @@ import type { Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "../rec
 import type { NewThread, ThreadFilter, ThreadRepo, ThreadSortField, ThreadTtlInput } from "../ports.js";
 import { expiresAt } from "../ttl.js";
 import { isUniqueViolation } from "./pg-errors.js";
-import { jsonParam, param, run } from "./sql-helpers.js";
+import { hasAuthFilter } from "../auth-filter.js";
+import { andAuth, authFilterSql, jsonParam, param, run } from "./sql-helpers.js";
 
 const COLUMNS =
   'thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at';
@@ -65,6 +66,7 @@ function whereClause(filter: ThreadFilter, values: unknown[]): string {
   // A thread without state has NULL values, and NULL @> anything is not true: it never matches.
   if (filter.values && Object.keys(filter.values).length > 0) parts.push(`"values" @> ${jsonParam(values, filter.values)}`);
   if (filter.status !== undefined) parts.push(`status = ${param(values, filter.status)}`);
+  if (hasAuthFilter(filter.auth)) parts.push(authFilterSql("metadata", filter.auth, values));
   return parts.length ? `WHERE ${parts.join(" AND ")}` : "";
 }
 
@@ -95,11 +97,12 @@ export function postgresThreads(pool: Pool): ThreadRepo {
     },
 
     async get(threadId, options) {
-      const { rows } = await run<ThreadRow>(pool, `SELECT ${COLUMNS} FROM threads WHERE thread_id = $1`, [threadId]);
+      const values: unknown[] = [threadId];
+      const { rows } = await run<ThreadRow>(pool, `SELECT ${COLUMNS} FROM threads WHERE thread_id = $1${andAuth(options?.auth, values)}`, values);
       return rows[0] ? rowToThread(rows[0], options?.includeTtl) : null;
     },
 
-    async update(threadId, patch) {
+    async update(threadId, patch, auth) {
       const now = new Date();
       const values: unknown[] = [];
       // jsonb || merges top-level keys with the right side winning: the port's key-by-key merge.
@@ -110,19 +113,21 @@ export function postgresThreads(pool: Pool): ThreadRepo {
       }
       const { rows } = await run<ThreadRow>(
         pool,
-        `UPDATE threads SET ${sets.join(", ")} WHERE thread_id = ${param(values, threadId)} RETURNING ${COLUMNS}`,
+        `UPDATE threads SET ${sets.join(", ")} WHERE thread_id = ${param(values, threadId)}${andAuth(auth, values)} RETURNING ${COLUMNS}`,
         values,
       );
       return rows[0] ? rowToThread(rows[0]) : null;
     },
 
-    async delete(threadId) {
-      const result = await run(pool, "DELETE FROM threads WHERE thread_id = $1", [threadId]);
+    async delete(threadId, auth) {
+      const values: unknown[] = [threadId];
+      const result = await run(pool, `DELETE FROM threads WHERE thread_id = $1${andAuth(auth, values)}`, values);
       return (result.rowCount ?? 0) > 0;
     },
 
-    async deleteByAssistant(assistantId) {
-      const result = await run(pool, "DELETE FROM threads WHERE metadata @> $1::jsonb", [JSON.stringify({ assistant_id: assistantId })]);
+    async deleteByAssistant(assistantId, auth) {
+      const values: unknown[] = [JSON.stringify({ assistant_id: assistantId })];
+      const result = await run(pool, `DELETE FROM threads WHERE metadata @> $1::jsonb${andAuth(auth, values)}`, values);
       return result.rowCount ?? 0;
     },
 
@@ -165,16 +170,17 @@ export function postgresThreads(pool: Pool): ThreadRepo {
       return rowToThread(row);
     },
 
-    async copy(sourceId, newId) {
+    async copy(sourceId, newId, auth) {
       const now = new Date();
+      const values: unknown[] = [sourceId, newId, now];
       try {
         const { rows } = await run<ThreadRow>(
           pool,
           `INSERT INTO threads (${COLUMNS})
            SELECT $2, $3, $3, $3, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at
-           FROM threads WHERE thread_id = $1
+           FROM threads WHERE thread_id = $1${andAuth(auth, values)}
            RETURNING ${COLUMNS}`,
-          [sourceId, newId, now],
+          values,
         );
         return rows[0] ? rowToThread(rows[0]) : null;
       } catch (err) {
@@ -198,8 +204,9 @@ export function postgresThreads(pool: Pool): ThreadRepo {
       return result.rowCount ?? 0;
     },
 
-    async existing(ids) {
-      const { rows } = await run<{ thread_id: string }>(pool, "SELECT thread_id FROM threads WHERE thread_id = ANY($1::text[])", [ids]);
+    async existing(ids, auth) {
+      const values: unknown[] = [];
+      const { rows } = await run<{ thread_id: string }>(pool, `SELECT thread_id FROM threads ${whereClause({ ids, ...(auth ? { auth } : {}) }, values)}`, values);
       return rows.map((r) => r.thread_id);
     },
 

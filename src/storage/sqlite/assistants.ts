@@ -3,7 +3,8 @@
 import type Database from "better-sqlite3";
 import type { Assistant, AssistantVersion } from "../records.js";
 import type { AssistantFilter, AssistantPatch, AssistantRepo, AssistantSortField, NewAssistant, Page, SortOrder } from "../ports.js";
-import { jsonContains, type SqlFragment } from "./json-filter.js";
+import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
+import { authFilterSql, jsonContains, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
 
 const COLUMNS = "assistant_id, graph_id, config, context, metadata, version, name, description, created_at, updated_at";
@@ -76,12 +77,23 @@ function whereClause(filter: AssistantFilter): SqlFragment {
     parts.push("instr(casefold(name), ?) > 0");
     params.push(filter.name.toLowerCase());
   }
+  if (hasAuthFilter(filter.auth)) {
+    const auth = authFilterSql("metadata", filter.auth);
+    parts.push(auth.sql);
+    params.push(...auth.params);
+  }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
 }
 
 export function sqliteAssistants(db: Database.Database): AssistantRepo {
   const sql = statementCache(db);
   const getRow = sql(`SELECT ${COLUMNS} FROM assistants WHERE assistant_id = ?`);
+  /** The assistant's row when it exists and matches the auth filter. */
+  const visibleRow = (assistantId: string, auth: AuthFilter | undefined): AssistantRow | undefined => {
+    if (!hasAuthFilter(auth)) return getRow.get(assistantId) as AssistantRow | undefined;
+    const where = authFilterSql("metadata", auth);
+    return sql(`SELECT ${COLUMNS} FROM assistants WHERE assistant_id = ? AND ${where.sql}`).get(assistantId, ...where.params) as AssistantRow | undefined;
+  };
   const insertAssistant = sql(
     `INSERT INTO assistants (${COLUMNS}) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
   );
@@ -104,8 +116,8 @@ export function sqliteAssistants(db: Database.Database): AssistantRepo {
     return rowToAssistant(getRow.get(input.assistant_id) as AssistantRow);
   });
 
-  const update = db.transaction((assistantId: string, patch: AssistantPatch): Assistant | null => {
-    const current = getRow.get(assistantId) as AssistantRow | undefined;
+  const update = db.transaction((assistantId: string, patch: AssistantPatch, auth: AuthFilter | undefined): Assistant | null => {
+    const current = visibleRow(assistantId, auth);
     if (!current) return null;
     const now = new Date().toISOString();
     const version = ((maxVersion.get(assistantId) as { v: number | null }).v ?? 0) + 1;
@@ -122,7 +134,8 @@ export function sqliteAssistants(db: Database.Database): AssistantRepo {
     return rowToAssistant(getRow.get(assistantId) as AssistantRow);
   });
 
-  const setLatest = db.transaction((assistantId: string, version: number): Assistant | null => {
+  const setLatest = db.transaction((assistantId: string, version: number, auth: AuthFilter | undefined): Assistant | null => {
+    if (!visibleRow(assistantId, auth)) return null;
     const row = getVersion.get(assistantId, version) as Omit<AssistantRow, "updated_at"> | undefined;
     if (!row) return null;
     updateCurrent.run(row.graph_id, row.config, row.context, row.metadata, version, row.name, row.description, new Date().toISOString(), assistantId);
@@ -133,15 +146,17 @@ export function sqliteAssistants(db: Database.Database): AssistantRepo {
     async create(input) {
       return create.immediate(input);
     },
-    async get(assistantId) {
-      const row = getRow.get(assistantId) as AssistantRow | undefined;
+    async get(assistantId, auth) {
+      const row = visibleRow(assistantId, auth);
       return row ? rowToAssistant(row) : null;
     },
-    async update(assistantId, patch) {
-      return update.immediate(assistantId, patch);
+    async update(assistantId, patch, auth) {
+      return update.immediate(assistantId, patch, auth);
     },
-    async delete(assistantId) {
-      return sql("DELETE FROM assistants WHERE assistant_id = ?").run(assistantId).changes > 0;
+    async delete(assistantId, auth) {
+      if (!hasAuthFilter(auth)) return sql("DELETE FROM assistants WHERE assistant_id = ?").run(assistantId).changes > 0;
+      const where = authFilterSql("metadata", auth);
+      return sql(`DELETE FROM assistants WHERE assistant_id = ? AND ${where.sql}`).run(assistantId, ...where.params).changes > 0;
     },
     async search(filter, sort: { by: AssistantSortField; order: SortOrder }, page: Page) {
       const where = whereClause(filter);
@@ -157,8 +172,8 @@ export function sqliteAssistants(db: Database.Database): AssistantRepo {
       const where = whereClause(filter);
       return (sql(`SELECT COUNT(*) AS n FROM assistants ${where.sql}`).get(...where.params) as { n: number }).n;
     },
-    async listVersions(assistantId, filter, page) {
-      if (!getRow.get(assistantId)) return null;
+    async listVersions(assistantId, filter, page, auth) {
+      if (!visibleRow(assistantId, auth)) return null;
       const contains = filter.metadata && Object.keys(filter.metadata).length > 0 ? jsonContains("metadata", filter.metadata) : null;
       const rows = db
         .prepare(
@@ -168,8 +183,8 @@ export function sqliteAssistants(db: Database.Database): AssistantRepo {
         .all(assistantId, ...(contains?.params ?? []), page.limit, page.offset) as Array<Omit<AssistantRow, "updated_at">>;
       return rows.map(rowToVersion);
     },
-    async setLatest(assistantId, version) {
-      return setLatest.immediate(assistantId, version);
+    async setLatest(assistantId, version, auth) {
+      return setLatest.immediate(assistantId, version, auth);
     },
   };
 }

@@ -2,7 +2,8 @@
 // makes replace and advance conditional.
 import type Database from "better-sqlite3";
 import type { Cron, CronFields, CronFilter, CronRepo, CronSortField, NewCron, StoredCron } from "../cron-ports.js";
-import { jsonContains, type SqlFragment } from "./json-filter.js";
+import { hasAuthFilter } from "../auth-filter.js";
+import { authFilterSql, jsonContains, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
 
 const COLUMNS =
@@ -81,6 +82,11 @@ function whereClause(filter: CronFilter): SqlFragment {
     parts.push(contains.sql);
     params.push(...contains.params);
   }
+  if (hasAuthFilter(filter.auth)) {
+    const auth = authFilterSql("metadata", filter.auth);
+    parts.push(auth.sql);
+    params.push(...auth.params);
+  }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
 }
 
@@ -118,8 +124,14 @@ export function sqliteCrons(db: Database.Database): CronRepo {
       ) as CronRow;
       return rowToCron(row);
     },
-    async get(cronId) {
-      const row = getRow.get(cronId) as CronRow | undefined;
+    async get(cronId, auth) {
+      let row: CronRow | undefined;
+      if (hasAuthFilter(auth)) {
+        const where = authFilterSql("metadata", auth);
+        row = sql(`SELECT ${COLUMNS} FROM crons WHERE cron_id = ? AND ${where.sql}`).get(cronId, ...where.params) as CronRow | undefined;
+      } else {
+        row = getRow.get(cronId) as CronRow | undefined;
+      }
       return row ? rowToStored(row) : null;
     },
     async replace(cronId, revision, fields: Omit<CronFields, "assistant_id" | "thread_id">) {
@@ -144,8 +156,10 @@ export function sqliteCrons(db: Database.Database): CronRepo {
       if (row) return rowToCron(row);
       return getRow.get(cronId) ? "changed" : null;
     },
-    async delete(cronId) {
-      return sql("DELETE FROM crons WHERE cron_id = ?").run(cronId).changes > 0;
+    async delete(cronId, auth) {
+      if (!hasAuthFilter(auth)) return sql("DELETE FROM crons WHERE cron_id = ?").run(cronId).changes > 0;
+      const where = authFilterSql("metadata", auth);
+      return sql(`DELETE FROM crons WHERE cron_id = ? AND ${where.sql}`).run(cronId, ...where.params).changes > 0;
     },
     async search(filter, sort, page) {
       const where = whereClause(filter);

@@ -2,6 +2,7 @@
 // every filter key is contained, arrays when every filter element is contained in some element,
 // scalars when type and value are equal. Built as SQL over json_type/json_extract/json_each, so the
 // filter runs inside the query and never as a scan in JavaScript.
+import { authContainment, type AuthFilter } from "../auth-filter.js";
 import type { Json } from "../records.js";
 
 export interface SqlFragment {
@@ -71,4 +72,9 @@ function elementMatches(alias: string, filter: Json, params: unknown[], depth: n
 /** A JSON path member, quoted so dots, spaces and quotes in keys stay one member. */
 function quoteKey(key: string): string {
   return `"${key.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
+
+/** The condition an auth filter puts on a JSON column (the one place SQLite translates it). */
+export function authFilterSql(column: string, filter: AuthFilter): SqlFragment {
+  return jsonContains(column, authContainment(filter));
 }

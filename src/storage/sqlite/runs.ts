@@ -3,6 +3,8 @@
 import type Database from "better-sqlite3";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../records.js";
 import type { CancelAction, CancelResult, ClaimedRun, EnqueueOptions, EnqueueResult, NewRun, RunOutcome, RunRepo } from "../run-ports.js";
+import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
+import { authFilterSql, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
 import { insertWebhookDelivery } from "./webhooks.js";
 
@@ -21,6 +23,13 @@ interface RunRow {
   multitask_strategy: MultitaskStrategy | null;
   attempt: number;
   cancel_action: CancelAction | null;
+}
+
+/** " AND <the run's thread matches the auth filter>", or nothing without a filter. */
+function andThreadVisible(auth: AuthFilter | undefined, column = "thread_id"): SqlFragment {
+  if (!hasAuthFilter(auth)) return { sql: "", params: [] };
+  const where = authFilterSql("metadata", auth);
+  return { sql: ` AND ${column} IN (SELECT thread_id FROM threads WHERE ${where.sql})`, params: where.params };
 }
 
 function rowToRun(row: RunRow): Run {
@@ -44,6 +53,12 @@ function rowToClaimed(row: RunRow): ClaimedRun {
 export function sqliteRuns(db: Database.Database): RunRepo {
   const sql = statementCache(db);
   const getRow = sql(`SELECT ${COLUMNS} FROM runs WHERE run_id = ?`);
+  /** The run's row when it exists and its thread matches the auth filter. */
+  const visibleRow = (runId: string, auth: AuthFilter | undefined): RunRow | undefined => {
+    if (!hasAuthFilter(auth)) return getRow.get(runId) as RunRow | undefined;
+    const visible = andThreadVisible(auth);
+    return sql(`SELECT ${COLUMNS} FROM runs WHERE run_id = ?${visible.sql}`).get(runId, ...visible.params) as RunRow | undefined;
+  };
   const threadExists = sql("SELECT metadata FROM threads WHERE thread_id = ?");
   const inflight = sql("SELECT run_id, status FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq");
 
@@ -79,6 +94,10 @@ export function sqliteRuns(db: Database.Database): RunRepo {
   const enqueue = db.transaction((run: NewRun, options: EnqueueOptions): EnqueueResult => {
     const now = new Date().toISOString();
     const thread = threadExists.get(run.thread_id) as { metadata: string } | undefined;
+    if (thread && hasAuthFilter(options.threadAuth)) {
+      const visible = andThreadVisible(options.threadAuth);
+      if (!sql(`SELECT 1 FROM threads WHERE thread_id = ?${visible.sql}`).get(run.thread_id, ...visible.params)) return { kind: "thread_missing" };
+    }
     let metadata: JsonObject;
     if (!thread) {
       if (!options.createThread) return { kind: "thread_missing" };
@@ -172,20 +191,25 @@ export function sqliteRuns(db: Database.Database): RunRepo {
   });
 
   const cancel = db.transaction(
-    (target: { runIds: string[]; threadId?: string } | { status: "pending" | "running" | "all" }, action: CancelAction): CancelResult => {
+    (
+      target: { runIds: string[]; threadId?: string } | { status: "pending" | "running" | "all" },
+      action: CancelAction,
+      auth: AuthFilter | undefined,
+    ): CancelResult => {
       const now = new Date().toISOString();
+      const visible = andThreadVisible(auth);
       let rows: Array<{ run_id: string; status: string; thread_id: string }>;
       if ("runIds" in target) {
         rows = db
           .prepare(
-            `SELECT run_id, status, thread_id FROM runs WHERE run_id IN (SELECT value FROM json_each(?)) ${target.threadId ? "AND thread_id = ?" : ""}`,
+            `SELECT run_id, status, thread_id FROM runs WHERE run_id IN (SELECT value FROM json_each(?)) ${target.threadId ? "AND thread_id = ?" : ""}${visible.sql}`,
           )
-          .all(JSON.stringify(target.runIds), ...(target.threadId ? [target.threadId] : [])) as typeof rows;
+          .all(JSON.stringify(target.runIds), ...(target.threadId ? [target.threadId] : []), ...visible.params) as typeof rows;
       } else {
         const statuses = target.status === "all" ? ["pending", "running"] : [target.status];
         rows = db
-          .prepare("SELECT run_id, status, thread_id FROM runs WHERE status IN (SELECT value FROM json_each(?))")
-          .all(JSON.stringify(statuses)) as typeof rows;
+          .prepare(`SELECT run_id, status, thread_id FROM runs WHERE status IN (SELECT value FROM json_each(?))${visible.sql}`)
+          .all(JSON.stringify(statuses), ...visible.params) as typeof rows;
       }
       return cancelRows(rows, action, now);
     },
@@ -224,21 +248,22 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     async enqueue(run, options) {
       return enqueue.immediate(run, options);
     },
-    async get(runId, threadId) {
-      const row = getRow.get(runId) as RunRow | undefined;
+    async get(runId, threadId, auth) {
+      const row = visibleRow(runId, auth);
       if (!row || (threadId !== undefined && row.thread_id !== threadId)) return null;
       return rowToRun(row);
     },
-    async list(threadId, filter, page) {
+    async list(threadId, filter, page, auth) {
+      const visible = andThreadVisible(auth);
       const rows = db
         .prepare(
-          `SELECT ${COLUMNS} FROM runs WHERE thread_id = ? ${filter.status ? "AND status = ?" : ""} ORDER BY seq DESC LIMIT ? OFFSET ?`,
+          `SELECT ${COLUMNS} FROM runs WHERE thread_id = ? ${filter.status ? "AND status = ?" : ""}${visible.sql} ORDER BY seq DESC LIMIT ? OFFSET ?`,
         )
-        .all(threadId, ...(filter.status ? [filter.status] : []), page.limit, page.offset) as RunRow[];
+        .all(threadId, ...(filter.status ? [filter.status] : []), ...visible.params, page.limit, page.offset) as RunRow[];
       return rows.map(rowToRun);
     },
-    async delete(runId, threadId) {
-      const row = getRow.get(runId) as RunRow | undefined;
+    async delete(runId, threadId, auth) {
+      const row = visibleRow(runId, auth);
       if (!row || (threadId !== undefined && row.thread_id !== threadId)) return null;
       if (row.status === "pending" || row.status === "running") return "active";
       sql("DELETE FROM runs WHERE run_id = ?").run(runId);
@@ -266,8 +291,15 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     async finish(runId, workerId, outcome) {
       return finish.immediate(runId, workerId, outcome);
     },
-    async cancel(target, action) {
-      return cancel.immediate(target, action);
+    async cancel(target, action, auth) {
+      return cancel.immediate(target, action, auth);
+    },
+    async release(runId, workerId, now) {
+      const stamp = now.toISOString();
+      const result = sql(
+        "UPDATE runs SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = ?, updated_at = ? WHERE run_id = ? AND status = 'running' AND lease_owner = ?",
+      ).run(stamp, stamp, runId, workerId);
+      return result.changes === 1;
     },
     async recoverExpired(now, maxAttempts, expiredBefore) {
       return recoverExpired.immediate(now, maxAttempts, expiredBefore ?? now);

@@ -16,7 +16,8 @@ import type {
   StoreSearchItem,
 } from "../store-ports.js";
 import { expiresAt } from "../ttl.js";
-import { jsonContains, type SqlFragment } from "./json-filter.js";
+import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
+import { authFilterSql, jsonContains, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
 
 const COLUMNS = "namespace, key, value, created_at, updated_at, ttl_minutes";
@@ -128,6 +129,11 @@ export function sqliteStore(db: Database.Database): StoreRepo {
   const dropVectors = sql("DELETE FROM store_vectors WHERE namespace = ? AND key = ?");
   const insertVector = sql("INSERT INTO store_vectors (namespace, key, field, vector, norm) VALUES (?, ?, ?, ?, ?)");
   const getRow = sql(`SELECT ${COLUMNS} FROM store_items WHERE namespace = ? AND key = ? AND ${LIVE}`);
+  /** Whether the stored item's value matches the auth filter (callers know the item exists). */
+  const visible = (path: string, key: string, auth: AuthFilter): boolean => {
+    const condition = authFilterSql("value", auth);
+    return sql(`SELECT 1 FROM store_items WHERE namespace = ? AND key = ? AND ${condition.sql}`).get(path, key, ...condition.params) !== undefined;
+  };
   const refresh = sql("UPDATE store_items SET expires_at = ? WHERE namespace = ? AND key = ?");
 
   const refreshRows = (rows: ItemRow[], now: Date) => {
@@ -136,24 +142,32 @@ export function sqliteStore(db: Database.Database): StoreRepo {
     }
   };
 
-  const put = db.transaction((item: StorePut, now: Date) => {
+  const put = db.transaction((item: StorePut, now: Date, auth: AuthFilter | undefined): "written" | "hidden" => {
     const path = item.namespace.join(".");
     const stamp = now.toISOString();
+    if (hasAuthFilter(auth) && getRow.get(path, item.key, stamp) && !visible(path, item.key, auth)) return "hidden";
     const expires = item.ttl_minutes === null ? null : expiresAt(now, item.ttl_minutes);
     upsert.run(path, item.key, JSON.stringify(item.namespace), JSON.stringify(item.value), stamp, stamp, item.ttl_minutes, expires);
     dropVectors.run(path, item.key);
     for (const { field, vector } of item.vectors) insertVector.run(path, item.key, field, JSON.stringify(vector), norm(vector));
+    return "written";
   });
 
-  const get = db.transaction((namespace: string[], key: string, refreshTtl: boolean, now: Date): StoreItem | null => {
+  const get = db.transaction((namespace: string[], key: string, refreshTtl: boolean, now: Date, auth: AuthFilter | undefined): StoreItem | "hidden" | null => {
     const row = getRow.get(namespace.join("."), key, now.toISOString()) as ItemRow | undefined;
     if (!row) return null;
+    if (hasAuthFilter(auth) && !visible(row.namespace, row.key, auth)) return "hidden";
     if (refreshTtl) refreshRows([row], now);
     return rowToItem(row);
   });
 
   const search = db.transaction((query: StoreSearch, now: Date): StoreSearchItem[] => {
-    const conditions = where([{ sql: LIVE, params: [now.toISOString()] }, prefixRange(query.namespacePrefix), ...filterConditions(query.filter)]);
+    const conditions = where([
+      { sql: LIVE, params: [now.toISOString()] },
+      prefixRange(query.namespacePrefix),
+      ...filterConditions(query.filter),
+      ...(hasAuthFilter(query.auth) ? [authFilterSql("i.value", query.auth)] : []),
+    ]);
     const ranked = query.queryVector !== undefined;
     const scoreParams = ranked ? [JSON.stringify(query.queryVector), norm(query.queryVector!) || 1] : [];
     const rows = sql(
@@ -167,14 +181,22 @@ export function sqliteStore(db: Database.Database): StoreRepo {
   });
 
   return {
-    async put(item, now) {
-      put.immediate(item, now);
+    async put(item, now, auth) {
+      return put.immediate(item, now, auth);
     },
     async get(namespace, key, options, now) {
-      return options.refreshTtl ? get.immediate(namespace, key, true, now) : get(namespace, key, false, now);
+      return options.refreshTtl ? get.immediate(namespace, key, true, now, options.auth) : get(namespace, key, false, now, options.auth);
     },
-    async delete(namespace, key) {
-      sql("DELETE FROM store_items WHERE namespace = ? AND key = ?").run(namespace.join("."), key);
+    async delete(namespace, key, auth) {
+      const path = namespace.join(".");
+      if (!hasAuthFilter(auth)) {
+        sql("DELETE FROM store_items WHERE namespace = ? AND key = ?").run(path, key);
+        return "deleted";
+      }
+      const condition = authFilterSql("value", auth);
+      const deleted = sql(`DELETE FROM store_items WHERE namespace = ? AND key = ? AND ${condition.sql}`).run(path, key, ...condition.params).changes;
+      // Nothing deleted although the item is there: it is someone else's.
+      return deleted === 0 && sql("SELECT 1 FROM store_items WHERE namespace = ? AND key = ?").get(path, key) ? "hidden" : "deleted";
     },
     async search(query, now) {
       return query.refreshTtl ? search.immediate(query, now) : search(query, now);
@@ -184,6 +206,7 @@ export function sqliteStore(db: Database.Database): StoreRepo {
         { sql: LIVE, params: [now.toISOString()] },
         ...(listing.prefix ? patternConditions(listing.prefix, false) : []),
         ...(listing.suffix ? patternConditions(listing.suffix, true) : []),
+        ...(hasAuthFilter(listing.auth) ? [authFilterSql("store_items.value", listing.auth)] : []),
       ]);
       const truncated = listing.maxDepth !== undefined;
       const ns = truncated

@@ -5,7 +5,8 @@ import type { Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "../rec
 import type { NewThread, Page, SortOrder, ThreadFilter, ThreadPatch, ThreadRepo, ThreadSortField, ThreadTtlInput } from "../ports.js";
 import { conflict } from "../../errors.js";
 import { expiresAt } from "../ttl.js";
-import { indexableEntries, jsonContains, type SqlFragment } from "./json-filter.js";
+import { authContainment, hasAuthFilter, type AuthFilter } from "../auth-filter.js";
+import { authFilterSql, indexableEntries, jsonContains, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
 
 const COLUMNS =
@@ -82,7 +83,26 @@ function whereClause(filter: ThreadFilter): SqlFragment {
     parts.push("status = ?");
     params.push(filter.status);
   }
+  if (hasAuthFilter(filter.auth)) {
+    const auth = authWhere(filter.auth);
+    parts.push(auth.sql);
+    params.push(...auth.params);
+  }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
+}
+
+/** The auth filter on a thread row, narrowed through the metadata side table like a metadata search. */
+function authWhere(auth: AuthFilter): SqlFragment {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  for (const [key, value] of indexableEntries(authContainment(auth))) {
+    parts.push("thread_id IN (SELECT thread_id FROM thread_metadata_keys WHERE key = ? AND value = ?)");
+    params.push(key, value);
+  }
+  const contains = authFilterSql("metadata", auth);
+  parts.push(contains.sql);
+  params.push(...contains.params);
+  return { sql: parts.join(" AND "), params };
 }
 
 function ttlColumns(ttl: ThreadTtlInput | undefined, now: Date): [TtlStrategy | null, number | null, string | null] {
@@ -92,13 +112,19 @@ function ttlColumns(ttl: ThreadTtlInput | undefined, now: Date): [TtlStrategy | 
 export function sqliteThreads(db: Database.Database): ThreadRepo {
   const sql = statementCache(db);
   const getRow = sql(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ?`);
+  /** The thread's row when it exists and matches the auth filter. */
+  const visibleRow = (threadId: string, auth: AuthFilter | undefined): ThreadRow | undefined => {
+    if (!hasAuthFilter(auth)) return getRow.get(threadId) as ThreadRow | undefined;
+    const where = authWhere(auth);
+    return sql(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ? AND ${where.sql}`).get(threadId, ...where.params) as ThreadRow | undefined;
+  };
   const insert = sql(
     `INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at)
      VALUES (?, ?, ?, ?, ?, 'idle', ?, ?, ?, NULL, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
   );
 
-  const update = db.transaction((threadId: string, patch: ThreadPatch): Thread | null => {
-    const current = getRow.get(threadId) as ThreadRow | undefined;
+  const update = db.transaction((threadId: string, patch: ThreadPatch, auth: AuthFilter | undefined): Thread | null => {
+    const current = visibleRow(threadId, auth);
     if (!current) return null;
     const now = new Date();
     const metadata = patch.metadata ? JSON.stringify({ ...parseJson(current.metadata), ...patch.metadata }) : current.metadata;
@@ -111,8 +137,8 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
     return rowToThread(getRow.get(threadId) as ThreadRow);
   });
 
-  const copy = db.transaction((sourceId: string, newId: string): Thread | null => {
-    const source = getRow.get(sourceId) as ThreadRow | undefined;
+  const copy = db.transaction((sourceId: string, newId: string, auth: AuthFilter | undefined): Thread | null => {
+    const source = visibleRow(sourceId, auth);
     if (!source) return null;
     const now = new Date().toISOString();
     const inserted = db
@@ -158,17 +184,19 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
       return rowToThread(getRow.get(input.thread_id) as ThreadRow, input.ttl !== undefined);
     },
     async get(threadId, options) {
-      const row = getRow.get(threadId) as ThreadRow | undefined;
+      const row = visibleRow(threadId, options?.auth);
       return row ? rowToThread(row, options?.includeTtl) : null;
     },
-    async update(threadId, patch) {
-      return update.immediate(threadId, patch);
+    async update(threadId, patch, auth) {
+      return update.immediate(threadId, patch, auth);
     },
-    async delete(threadId) {
-      return sql("DELETE FROM threads WHERE thread_id = ?").run(threadId).changes > 0;
+    async delete(threadId, auth) {
+      if (!hasAuthFilter(auth)) return sql("DELETE FROM threads WHERE thread_id = ?").run(threadId).changes > 0;
+      const where = authWhere(auth);
+      return sql(`DELETE FROM threads WHERE thread_id = ? AND ${where.sql}`).run(threadId, ...where.params).changes > 0;
     },
-    async deleteByAssistant(assistantId) {
-      const where = whereClause({ metadata: { assistant_id: assistantId } });
+    async deleteByAssistant(assistantId, auth) {
+      const where = whereClause({ metadata: { assistant_id: assistantId }, ...(auth ? { auth } : {}) });
       return sql(`DELETE FROM threads ${where.sql}`).run(...where.params).changes;
     },
     async search(filter, sort: { by: ThreadSortField; order: SortOrder }, page: Page) {
@@ -185,8 +213,8 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
       const where = whereClause(filter);
       return (sql(`SELECT COUNT(*) AS n FROM threads ${where.sql}`).get(...where.params) as { n: number }).n;
     },
-    async copy(sourceId, newId) {
-      return copy.immediate(sourceId, newId);
+    async copy(sourceId, newId, auth) {
+      return copy.immediate(sourceId, newId, auth);
     },
     async sweepExpired(now, limit) {
       return db
@@ -199,8 +227,9 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
     async setState(threadId, state) {
       return setState.immediate(threadId, state);
     },
-    async existing(ids) {
-      const rows = sql("SELECT thread_id FROM threads WHERE thread_id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as Array<{ thread_id: string }>;
+    async existing(ids, auth) {
+      const where = whereClause({ ids, ...(auth ? { auth } : {}) });
+      const rows = sql(`SELECT thread_id FROM threads ${where.sql}`).all(...where.params) as Array<{ thread_id: string }>;
       return rows.map((r) => r.thread_id);
     },
     async deleteMany(ids) {

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { Storage } from "../../../src/storage/ports.js";
 import { assistantCases } from "./assistants.cases.js";
+import { authFilterCases } from "./auth-filters.cases.js";
 import { checkpointCases } from "./checkpoints.cases.js";
 import { cronCases } from "./crons.cases.js";
 import { migrationCases } from "./migrations.cases.js";
@@ -74,6 +75,7 @@ export function describeStorageConformance<S extends MigratedStorage>(label: str
     describe("crons", () => cronCases({ storage, test }, harness));
     describe("webhooks", () => webhookCases({ storage, test }, harness));
     describe("migrations", () => migrationCases({ storage, test }, harness));
+    describe("auth filters", () => authFilterCases({ storage, test }));
   });
 }
 

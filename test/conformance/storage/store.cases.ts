@@ -5,7 +5,7 @@
 import { expect } from "vitest";
 import { parseStoreFilter } from "../../../src/domain/store-filter.js";
 import type { JsonObject } from "../../../src/storage/records.js";
-import type { StorePut, StoreRepo, StoreSearch } from "../../../src/storage/store-ports.js";
+import type { StoreItem, StorePut, StoreRepo, StoreSearch } from "../../../src/storage/store-ports.js";
 import { newMarker } from "./builders.js";
 import type { CaseContext, MigratedStorage, StorageHarness } from "./harness.js";
 
@@ -31,7 +31,9 @@ export function storeCases<S extends MigratedStorage>({ storage, test }: CaseCon
     return (await search(namespacePrefix, overrides, now)).map((i) => i.key);
   }
 
-  const get = (namespace: string[], key: string, now: Date, refreshTtl = false) => repo().get(namespace, key, { refreshTtl }, now);
+  // Without an auth filter nothing is hidden: the repo answers an item or null.
+  const get = async (namespace: string[], key: string, now: Date, refreshTtl = false) =>
+    (await repo().get(namespace, key, { refreshTtl }, now)) as StoreItem | null;
 
   test("puts a store item and reads it back with its namespace, key, value and timestamps", async () => {
     const ns = [newMarker(), "users", "u1"];

@@ -1,0 +1,36 @@
+// Authenticates every request, once, before any route runs, and leaves the caller's Access for the
+// routes. Only installed when langgraph.json has `auth`; /ok, the API docs and the /ui app's files
+// stay open. A header such as `x-auth-scheme` changes nothing here: every other request goes
+// through `authenticate`.
+import type { MiddlewareHandler } from "hono";
+import { accessFor } from "../auth/authorize.js";
+import { authenticateRequest } from "../auth/authenticate.js";
+import type { AuthenticateHook, AuthHooks } from "../auth/load-auth.js";
+import type { Logger } from "../logging.js";
+import type { AppEnv } from "./app-env.js";
+
+/** What stays reachable without credentials: the health check and the API description. */
+export const OPEN_PATHS = ["/ok", "/docs", "/openapi.json"] as const;
+
+export function authMiddleware(
+  hooks: AuthHooks & { authenticate: AuthenticateHook },
+  options: { prefix: string; log: Logger; openUi: boolean },
+): MiddlewareHandler<AppEnv> {
+  const open = new Set(OPEN_PATHS.map((path) => options.prefix + path));
+  const ui = options.prefix + "/ui";
+  // The /ui app is static files holding no data; it asks for the auth header the API wants and
+  // sends it with every API call, so the page itself must load without one.
+  const isUi = (method: string, path: string) => options.openUi && method === "GET" && (path === ui || path.startsWith(ui + "/"));
+  return async function authenticate(c, next) {
+    // Preflights carry no credentials by design; CORS answers them.
+    if (c.req.method === "OPTIONS" || open.has(c.req.path) || isUi(c.req.method, c.req.path)) return next();
+    try {
+      c.set("access", accessFor(hooks, await authenticateRequest(hooks.authenticate, c.req.raw)));
+    } catch (err) {
+      // The status only: what the user's code threw may quote a credential.
+      options.log.debug("authentication refused", { request_id: c.get("requestId"), status: (err as { status?: number }).status });
+      throw err;
+    }
+    await next();
+  };
+}
