@@ -1,5 +1,6 @@
 // HTTP assembly of the control plane: the dashboard's pages, the X-Api-Key check, the /v2/deployments
-// routes, the router to deployed servers, /ok and /openapi.json, and the one error handler. Starting a socket is the CLI's job.
+// routes, the router to deployed servers, /ok and /openapi.json, and the one error handler. Starting
+// a socket is the CLI's job.
 import { Hono, type Context } from "hono";
 import { requestId } from "hono/request-id";
 import { GantryError } from "../../errors.js";

@@ -6,10 +6,10 @@
 // without a key header, and so it never depends on what the deployed project serves at /ui.
 import { extname, resolve } from "node:path";
 import type { Context, Hono } from "hono";
+import { notFound } from "../../errors.js";
 import { isUuid } from "../../ids.js";
 import type { AppEnv } from "../../server/app-env.js";
 import { serveUiFile, serveUiPage } from "../../server/ui.js";
-import { notFound } from "../../errors.js";
 
 /** The dashboard's page paths (ui/src/dashboard/routes.ts): the list, the create form, one deployment. */
 const DASHBOARD_PAGES = ["/", "/new", "/view/*"];
