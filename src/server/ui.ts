@@ -1,6 +1,7 @@
 // Serves the thread/run view at /ui: files from its build output (ui/dist, made by `npm run build`),
 // and index.html for any other path under /ui, since the app routes in the browser. The app only
-// calls the public API, so this module serves files and nothing else.
+// calls the public API, so this module serves files and nothing else. The control plane serves
+// the same build (its dashboard, and each deployment's /ui) with the page and file helpers below.
 import { readFile } from "node:fs/promises";
 import { extname, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,25 +33,27 @@ export function mountUi(app: Hono<AppEnv>, options: { dir: string; prefix: strin
     c.set("routePattern", "/ui/*");
     const path = c.req.path.slice(options.prefix.length + "/ui".length);
     // A path with an extension names a file; anything else is a page of the app.
-    if (extname(path) !== "") return serveFile(c, dir, path);
-    return serveIndex(c, dir, options.prefix);
+    if (extname(path) !== "") return serveUiFile(c, dir, path);
+    return serveUiPage(c, dir, "index.html", `${options.prefix}/ui/`);
   };
   app.get("/ui", handler);
   app.get("/ui/*", handler);
 }
 
-async function serveIndex(c: Context<AppEnv>, dir: string, prefix: string): Promise<Response> {
-  const html = await readOrUndefined(resolve(dir, "index.html"));
+/** An HTML entry of the build (`index.html`, `dashboard.html`), its pages and assets based at `base`. */
+export async function serveUiPage(c: Context, dir: string, entry: string, base: string): Promise<Response> {
+  const html = await readOrUndefined(resolve(dir, entry));
   if (html === undefined) {
-    throw notFound(`The UI is not built (no ${resolve(dir, "index.html")}): run \`npm run build\` in the Gantry checkout, then reload`);
+    throw notFound(`The UI is not built (no ${resolve(dir, entry)}): run \`npm run build\` in the Gantry checkout, then reload`);
   }
-  // The build uses relative asset URLs; the base makes them resolve from any page under /ui and
+  // The build uses relative asset URLs; the base makes them resolve from any page of the app and
   // tells the app where the API is (the mount prefix).
-  const page = html.toString("utf8").replace("<head>", `<head><base href="${prefix}/ui/">`);
+  const page = html.toString("utf8").replace("<head>", `<head><base href="${base}">`);
   return c.body(page, 200, { "content-type": CONTENT_TYPES[".html"]!, "cache-control": "no-cache" });
 }
 
-async function serveFile(c: Context<AppEnv>, dir: string, path: string): Promise<Response> {
+/** A file of the build by its path under the build dir (`/assets/index-1a2b.js`). */
+export async function serveUiFile(c: Context, dir: string, path: string): Promise<Response> {
   const file = resolve(dir, "." + path);
   const data = file.startsWith(dir + sep) ? await readOrUndefined(file) : undefined;
   if (data === undefined) throw notFound(`No UI file ${path}; if the UI was rebuilt, reload the page`);

@@ -52,9 +52,9 @@ export async function launchBrowser(viewport = { width: 1280, height: 860 }): Pr
 }
 
 /** `describe` when Chromium is installed; otherwise a visibly skipped suite, or a failing one in CI. */
-export function describeWithChromium(name: string, body: () => void): void {
+export function describeWithChromium(name: string, body: () => void, options: { timeout?: number } = {}): void {
   if (existsSync(CHROMIUM_PATH)) {
-    describe(name, body);
+    describe(name, options, body);
     return;
   }
   const reason = `Chromium is not installed at ${CHROMIUM_PATH}`;

@@ -47,10 +47,20 @@ export function errorText(err: unknown): string {
 function detailOf(text: string): string | undefined {
   try {
     const body = JSON.parse(text) as { detail?: unknown };
-    return typeof body.detail === "string" ? body.detail : undefined;
+    if (typeof body.detail === "string") return body.detail;
+    // Validation errors (the control plane's 422) list each problem with where it is.
+    if (Array.isArray(body.detail)) return body.detail.map(problemText).join("; ");
+    return undefined;
   } catch {
     return undefined;
   }
+}
+
+function problemText(problem: unknown): string {
+  if (!problem || typeof problem !== "object") return String(problem);
+  const { loc, msg } = problem as { loc?: unknown; msg?: unknown };
+  const where = Array.isArray(loc) ? loc.filter((part) => part !== "body").join(".") : "";
+  return where ? `${where}: ${String(msg)}` : String(msg);
 }
 
 /** Parses a JSON text field, naming the field when it is not JSON. */

@@ -9,10 +9,15 @@ export type Route =
 
 const CHANGED = "gantry:navigate";
 
-export function parseRoute(location: Location): Route {
+/** The path's segments under the page's base, decoded. */
+export function pathSegments(location: Location): string[] {
   const base = new URL(document.baseURI).pathname;
   const path = location.pathname.startsWith(base) ? location.pathname.slice(base.length) : "";
-  const [first, second] = path.split("/").filter(Boolean).map(decodeURIComponent);
+  return path.split("/").filter(Boolean).map(decodeURIComponent);
+}
+
+export function parseRoute(location: Location): Route {
+  const [first, second] = pathSegments(location);
   const assistantId = new URLSearchParams(location.search).get("assistant") ?? undefined;
   if (first === "threads" && second) return { page: "thread", threadId: second, assistantId };
   if (first === "threads") return { page: "threads" };
@@ -25,9 +30,14 @@ export function navigate(to: string): void {
 }
 
 export function useRoute(): Route {
-  const [route, setRoute] = useState(() => parseRoute(window.location));
+  return useLocationRoute(parseRoute);
+}
+
+/** The current page as `parse` reads it, updated on every navigation (each app has its own routes). */
+export function useLocationRoute<R>(parse: (location: Location) => R): R {
+  const [route, setRoute] = useState(() => parse(window.location));
   useEffect(() => {
-    const update = () => setRoute(parseRoute(window.location));
+    const update = () => setRoute(parse(window.location));
     window.addEventListener("popstate", update);
     window.addEventListener(CHANGED, update);
     return () => {

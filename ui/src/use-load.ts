@@ -35,3 +35,14 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   useEffect(reload, [reload]);
   return { data, error, loading, reload };
 }
+
+/** `useLoad`, asked again every `intervalMs` while the component is shown: live statuses. */
+export function usePolled<T>(load: () => Promise<T>, deps: unknown[], intervalMs: number): Loaded<T> {
+  const loaded = useLoad(load, deps);
+  const { reload } = loaded;
+  useEffect(() => {
+    const timer = setInterval(reload, intervalMs);
+    return () => clearInterval(timer);
+  }, [reload, intervalMs]);
+  return loaded;
+}

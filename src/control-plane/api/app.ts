@@ -1,5 +1,6 @@
-// HTTP assembly of the control plane: the X-Api-Key check, the /v2/deployments routes, the router
-// to deployed servers, /ok and /openapi.json, and the one error handler. Starting a socket is the CLI's job.
+// HTTP assembly of the control plane: the dashboard's pages, the X-Api-Key check, the /v2/deployments
+// routes, the router to deployed servers, /ok and /openapi.json, and the one error handler. Starting
+// a socket is the CLI's job.
 import { Hono, type Context } from "hono";
 import { requestId } from "hono/request-id";
 import { GantryError } from "../../errors.js";
@@ -7,6 +8,7 @@ import type { Logger } from "../../logging.js";
 import type { AppEnv } from "../../server/app-env.js";
 import { errorHandler } from "../../server/errors.js";
 import { buildOpenApi } from "../../server/openapi.js";
+import { UI_BUILD_DIR } from "../../server/ui.js";
 import { mountRoutes } from "../../server/route.js";
 import { GANTRY_VERSION } from "../../version.js";
 import type { ApiKeyCheck } from "../api-keys.js";
@@ -14,6 +16,7 @@ import type { DeploymentService } from "../deployments.js";
 import type { Driver } from "../drivers/driver.js";
 import { deploymentProxy } from "../router/proxy.js";
 import type { ControlPlaneStore } from "../storage/ports.js";
+import { mountDashboard } from "./dashboard.js";
 import { deploymentRoutes } from "./routes.js";
 import { DeploymentOut, RevisionOut } from "./schemas.js";
 
@@ -23,6 +26,8 @@ export interface ControlPlaneAppDeps {
   driver: Driver;
   keys: ApiKeyCheck;
   checkPush: (deploymentId: string) => Promise<boolean>;
+  /** Where the web pages' build is (ui/dist). */
+  uiDir?: string;
   /** The public base URL, when configured; otherwise the request's own origin. */
   publicUrl?: string;
   log: Logger;
@@ -53,6 +58,8 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
     ),
   );
 
+  // Before the key check: the pages hold no data, and a browser loads them without a key header.
+  mountDashboard(app, { dir: deps.uiDir ?? UI_BUILD_DIR });
   app.use("/v2/*", requireApiKey(deps.keys));
   app.use("/deployments/*", requireApiKey(deps.keys));
   mountRoutes(app, routes, { validation: "list" });
