@@ -4,6 +4,7 @@
 import { Client } from "@langchain/langgraph-sdk";
 import pg from "pg";
 import { startGantryForBench } from "./start-server.js";
+import { percentile } from "./stats.js";
 
 const THREADS = Number(process.env.BENCH_THREADS ?? 20_000);
 const SEARCHES = 200;
@@ -16,10 +17,6 @@ interface Result {
   searchP95Ms: number;
   countP50Ms: number;
   errors: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 async function measure(backend: string, env: Record<string, string>): Promise<Result> {
@@ -53,8 +50,6 @@ async function measure(backend: string, env: Record<string, string>): Promise<Re
       countTimes.push(performance.now() - t1);
       if (count !== THREADS / 1000) errors += 1;
     }
-    searchTimes.sort((a, b) => a - b);
-    countTimes.sort((a, b) => a - b);
     return {
       backend,
       createPerSecond: Math.round(createPerSecond),
