@@ -22,6 +22,26 @@ export class GantryError extends Error {
   }
 }
 
+/** One entry of a FastAPI-style validation answer: where (`["body", "name"]`), what, and a type tag. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/**
+ * An `invalid` error that answers with the list form the control-plane spec documents
+ * (`{"detail": [{loc, msg, type}]}`) instead of one sentence.
+ */
+export class ValidationFailure extends GantryError {
+  readonly issues: ValidationIssue[];
+
+  constructor(issues: ValidationIssue[]) {
+    super("invalid", issues.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; "));
+    this.issues = issues;
+  }
+}
+
 export const notFound = (message: string) => new GantryError("not_found", message);
 export const conflict = (message: string) => new GantryError("conflict", message);
 export const invalid = (message: string) => new GantryError("invalid", message);

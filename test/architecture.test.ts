@@ -31,9 +31,22 @@ describe("architecture", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("lets only cli import the server", () => {
+  it("keeps the control plane's reconciler, builder, drivers and storage free of HTTP code", () => {
+    const offenders: string[] = [];
+    for (const file of files) {
+      const [top, part] = relative(SRC, file).split("/");
+      if (top !== "control-plane" || !["reconciler", "builder", "drivers", "storage"].includes(part!)) continue;
+      for (const spec of importsOf(file)) {
+        if (spec.includes("/server/") || spec.includes("/api/") || spec.startsWith("hono") || spec.startsWith("@hono/")) offenders.push(`${relative(SRC, file)} -> ${spec}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it("lets only cli and the control plane's HTTP layer import the server", () => {
+    const httpLayers = ["cli", "server", "control-plane/api"];
     const offenders = files
-      .filter((f) => !["cli", "server"].includes(relative(SRC, f).split("/")[0]!))
+      .filter((f) => !httpLayers.some((layer) => relative(SRC, f).startsWith(layer + "/")))
       .flatMap((f) => importsOf(f).filter((s) => s.includes("/server/")).map((s) => `${relative(SRC, f)} -> ${s}`));
     expect(offenders).toEqual([]);
   });

@@ -1,200 +1,25 @@
 // `gantry dev`: one process serving the API on the embedded SQLite file (or DATABASE_URL), with the
-// graphs of a langgraph.json. Ctrl-C stops accepting, finishes open requests, and closes storage.
-import { serve } from "@hono/node-server";
-import type { AddressInfo } from "node:net";
-import { applyProjectEnv, loadDevConfig, type DevFlags, type ServerConfig } from "../config/server-config.js";
-import { parseImportString } from "../config/langgraph-config.js";
-import { assistantService, ensureSystemAssistants } from "../domain/assistants.js";
-import { cronService } from "../domain/crons.js";
-import { headerFilter } from "../domain/configurable-headers.js";
-import { runService } from "../domain/runs.js";
-import { storeService } from "../domain/store.js";
-import { threadStateService } from "../domain/thread-state.js";
-import { threadService } from "../domain/threads.js";
+// graphs of a langgraph.json; events and signals stay in process. Ctrl-C stops accepting, lets
+// running runs finish for the grace period, interrupts what is left, and closes storage.
+import { loadDevConfig, type DevFlags } from "../config/server-config.js";
+import { createMemoryBus } from "../events/event-bus.js";
 import { createMemoryEventLog } from "../events/run-event-log.js";
-import { Worker } from "../queue/worker.js";
-import { fileClock, systemClock } from "../scheduler/clock.js";
-import { CronScheduler } from "../scheduler/cron-scheduler.js";
-import { StartupError } from "../errors.js";
 import { createLogger, type Logger } from "../logging.js";
-import { loadGraphRegistry } from "../runtime/graph-registry.js";
-import { GraphStore } from "../runtime/graph-store.js";
-import { importExport } from "../runtime/load-module.js";
-import { loadStoreIndex } from "../runtime/store-embedder.js";
-import { createApp, type AppDeps } from "../server/app.js";
-import { openStorage } from "../storage/open-storage.js";
-import { startStoreTtlSweeper } from "../sweepers/store-ttl.js";
-import { startThreadTtlSweeper } from "../sweepers/thread-ttl.js";
-import { WebhookDeliveryLoop } from "../webhooks/delivery-loop.js";
-import { createWebhookMetrics } from "../webhooks/delivery-metrics.js";
-import { resolveHost } from "../webhooks/resolve-host.js";
+import { startAgentServer, type RunningServer } from "./agent-server.js";
 
-export interface RunningServer {
-  url: string;
-  port: number;
-  config: ServerConfig;
-  close(): Promise<void>;
-}
+export type { RunningServer };
 
 export async function startDevServer(flags: DevFlags, log?: Logger): Promise<RunningServer> {
   const config = loadDevConfig(flags);
   const logger = log ?? createLogger(config.log);
-  applyProjectEnv(config.project);
-
-  const graphs = await loadGraphRegistry(config.project.graphs);
-  const userApp = config.project.http.app ? await loadUserApp(config.project.root, config.project.http.app) : undefined;
-  const storeConfig = config.project.raw.store;
-  const storeIndex = storeConfig?.index ? await loadStoreIndex(config.project.root, storeConfig.index) : undefined;
-  const { storage, migrated, location } = await openStorage(config);
-  logger.info("storage ready", { backend: storage.backend, location, migrated });
-
-  const assistants = assistantService({ assistants: storage.assistants, threads: storage.threads, graphs });
-  const state = threadStateService({ threads: storage.threads, graphs, checkpoints: storage.checkpoints });
-  const threads = threadService({ threads: storage.threads, ttl: config.threadTtl, checkpoints: storage.checkpoints, state });
-  const store = storeService({
-    store: storage.store,
-    settings: {
-      refreshOnRead: storeConfig?.ttl?.refresh_on_read ?? true,
-      ...(storeConfig?.ttl?.default_ttl !== undefined ? { defaultTtl: storeConfig.ttl.default_ttl } : {}),
-      ...(storeIndex ? { index: storeIndex } : {}),
-    },
-  });
-  const created = await ensureSystemAssistants(storage.assistants, graphs);
-  logger.info("graphs loaded", { graphs: graphs.ids(), system_assistants_created: created });
-
   const events = createMemoryEventLog({ retentionMs: config.streamRetentionMs });
-  const webhookMetrics = createWebhookMetrics();
-  let selfUrl = "";
-  const deliveries = config.webhooks.enabled
-    ? new WebhookDeliveryLoop({ outbox: storage.webhooks, log: logger, metrics: webhookMetrics }, config.webhooks, { owner: `dev-${process.pid}`, selfUrl: () => selfUrl })
-    : undefined;
-  const worker = new Worker(
-    { storage, store: new GraphStore(store), graphs, events, log: logger, ...(deliveries ? { webhooks: { recorded: () => deliveries.wake() } } : {}) },
-    { workerId: `dev-${process.pid}`, ...config.queue },
-  );
-  // One process owns the database in dev: whatever a previous process left running is orphaned.
-  await worker.recover(new Date(Date.now() + config.queue.leaseMs));
-  // Alone on the database: every lease is from a process that stopped, even one that has not run out.
-  await deliveries?.recover(new Date(Date.now() + config.webhooks.timeoutMs + 60_000));
-  const runs = runService({
-    runs: storage.runs,
-    checkpoints: storage.checkpoints,
-    threads: storage.threads,
-    assistants,
-    graphs,
-    webhookPolicy: config.webhooks.policy,
-    webhooksDisabled: !config.webhooks.enabled,
-    resolveHost,
-    configurableHeaders: headerFilter(config.project.http.configurable_headers),
-    signals: {
-      created: async (run) => {
-        await events.open(run.run_id, { resumable: true });
-        worker.wake();
-      },
-      cancelRequested: (runIds, action) => {
-        for (const runId of runIds) worker.cancel(runId, action);
-      },
-      stopped: async (runIds) => {
-        for (const runId of runIds) await events.end(runId);
-      },
-    },
-  });
-  worker.start();
-
-  const cronClock = config.cron.clockFile ? fileClock(config.cron.clockFile) : systemClock;
-  const crons = cronService({
-    crons: storage.crons,
-    threads: storage.threads,
-    assistants,
-    runs,
-    graphs,
-    clock: cronClock,
-  });
-  // SQLite runs every statement synchronously on one connection, so firing several at once only
-  // interleaves them; on PostgreSQL eight at once fired 500 due crons 2.5 times faster (bench/crons.ts).
-  const fireConcurrency = storage.backend === "sqlite" ? 1 : 8;
-  const scheduler = new CronScheduler(
-    { crons: storage.crons, fire: crons.fire, clock: cronClock, log: logger },
-    { pollMs: config.cron.pollMs, batch: 100, concurrency: fireConcurrency },
-  );
-  scheduler.start();
-  if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
-
-  const deps: AppDeps = {
-    config,
-    storage,
-    graphs,
-    assistants,
-    threads,
-    state,
-    runs,
-    crons,
-    store,
+  return startAgentServer(config, logger, {
+    role: "all",
+    workerId: `dev-${process.pid}`,
     events,
-    log: logger,
-    metricsSources: [webhookMetrics],
-    ...(userApp ? { userApp } : {}),
-  };
-  const { app } = createApp(deps);
-  const sweeper = startThreadTtlSweeper({
-    threads,
-    intervalMs: config.threadTtl.sweepIntervalMinutes * 60_000,
-    limit: config.threadTtl.sweepLimit,
-    log: logger,
+    bus: createMemoryBus({ log: logger }),
+    aloneOnDatabase: true,
+    handOffOnShutdown: false,
+    close: async () => events.close(),
   });
-
-  const storeSweepMinutes = storeConfig?.ttl?.sweep_interval_minutes;
-  const storeSweeper = storeSweepMinutes === undefined ? undefined : startStoreTtlSweeper({ store, intervalMs: storeSweepMinutes * 60_000, log: logger });
-
-  const server = await new Promise<ReturnType<typeof serve>>((resolveListen, rejectListen) => {
-    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolveListen(s));
-    s.once("error", (err: NodeJS.ErrnoException) =>
-      rejectListen(
-        new StartupError(
-          err.code === "EADDRINUSE"
-            ? `Port ${config.port} on ${config.host} is already in use. Stop the other server or pass --port.`
-            : `Cannot listen on ${config.host}:${config.port}: ${err.message}`,
-        ),
-      ),
-    );
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}${config.mountPrefix}`;
-  selfUrl = url;
-  deliveries?.start();
-  logger.info("listening", { url, docs: `${url}/docs` });
-
-  let closing: Promise<void> | null = null;
-  return {
-    url,
-    port,
-    config,
-    close() {
-      closing ??= (async () => {
-        await scheduler.stop();
-        await sweeper.stop();
-        await storeSweeper?.stop();
-        await worker.stop(config.queue.shutdownGraceMs);
-        // After the worker: runs finishing during the grace period still record their webhooks.
-        await deliveries?.stop();
-        // Open streams would hold close() forever; their clients reconnect elsewhere.
-        (server as import("node:http").Server).closeAllConnections();
-        await new Promise<void>((done) => server.close(() => done()));
-        events.close();
-        await storage.close();
-        logger.info("stopped");
-      })();
-      return closing;
-    },
-  };
-}
-
-async function loadUserApp(root: string, spec: string): Promise<NonNullable<AppDeps["userApp"]>> {
-  const target = parseImportString(root, spec);
-  const exported = await importExport(target, "http.app");
-  if (!exported || typeof (exported as { fetch?: unknown }).fetch !== "function") {
-    throw new StartupError(`http.app: '${target.exportName}' exported from ${target.file} is not a Hono app (it has no fetch method).`);
-  }
-  const app = exported as NonNullable<AppDeps["userApp"]>;
-  return { fetch: (request) => app.fetch(request) };
 }

@@ -7,7 +7,10 @@ import { GANTRY_VERSION } from "../version.js";
 const USAGE = `Usage: gantry <command> [options]
 
 Commands:
-  dev     Run the Agent Server on an embedded SQLite file (no services needed)
+  dev            Run the Agent Server on an embedded SQLite file (no services needed)
+  control-plane  Run the /v2/deployments control plane (see gantry control-plane --help)
+  serve          Run a production replica on PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)
+  deploy         Create or update a deployment and follow it to DEPLOYED (see gantry deploy --help)
 
 Options for dev:
   --config <path>     langgraph.json to serve (default: ./langgraph.json)
@@ -15,13 +18,22 @@ Options for dev:
   --host <addr>       address to bind (default: 127.0.0.1)
   --data-dir <dir>    where the SQLite file lives (default: .gantry/ beside the config)
 
+Options for serve:
+  --config <path>     langgraph.json to serve (default: ./langgraph.json)
+  --port <n>          port to listen on (default: 8123)
+  --host <addr>       address to bind (default: 0.0.0.0)
+  --role <role>       all (default): API and worker; api: HTTP only; worker: runs, crons, webhooks, /ok
+
   --version           print the version
   --help              print this help
 
-Environment: DATABASE_URL selects PostgreSQL instead of SQLite; LOG_LEVEL, LOG_JSON, CORS_ALLOW_ORIGINS,
+Environment: DATABASE_URL selects PostgreSQL instead of SQLite (serve needs it, and REDIS_URL); LOG_LEVEL, LOG_JSON, CORS_ALLOW_ORIGINS,
 MOUNT_PREFIX and HTTP_MAX_REQUEST_BODY_BYTES tune the server.`;
 
 async function main(argv: string[]): Promise<number> {
+  // These commands have options of their own.
+  if (argv[0] === "control-plane") return (await import("./control-plane.js")).runControlPlaneCommand(argv.slice(1));
+  if (argv[0] === "deploy") return (await import("./deploy.js")).runDeployCommand(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -31,6 +43,7 @@ async function main(argv: string[]): Promise<number> {
       port: { type: "string", short: "p" },
       host: { type: "string" },
       "data-dir": { type: "string" },
+      role: { type: "string" },
       version: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -44,18 +57,20 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
-  if (command !== "dev") {
+  if (command !== "dev" && command !== "serve") {
     console.error(`Unknown command '${command}'.\n\n${USAGE}`);
     return 2;
   }
-  // Loaded only for `dev`, so --help and argument errors answer without loading LangGraph.
-  const { startDevServer } = await import("./dev.js");
-  const server = await startDevServer({
+  const common = {
     ...(values.config !== undefined ? { config: values.config } : {}),
     ...(values.port !== undefined ? { port: values.port } : {}),
     ...(values.host !== undefined ? { host: values.host } : {}),
-    ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}),
-  });
+  };
+  // Loaded only when a server starts, so --help and argument errors answer without loading LangGraph.
+  const server =
+    command === "dev"
+      ? await (await import("./dev.js")).startDevServer({ ...common, ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}) })
+      : await (await import("./serve.js")).startServeServer({ ...common, ...(values.role !== undefined ? { role: values.role } : {}) });
   await new Promise<void>((resolveStop) => {
     const stop = () => {
       process.off("SIGINT", stop);

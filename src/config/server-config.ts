@@ -14,6 +14,21 @@ export interface DevFlags {
   dataDir?: string;
 }
 
+export interface ServeFlags {
+  config?: string;
+  port?: string;
+  host?: string;
+  role?: string;
+}
+
+export type ServeRole = "all" | "api" | "worker";
+
+export interface ServeConfig extends ServerConfig {
+  databaseUrl: string;
+  role: ServeRole;
+  redis: { url: string; keyPrefix: string };
+}
+
 export interface ThreadTtlConfig {
   strategy: "delete" | "keep_latest";
   defaultTtl?: number;
@@ -87,7 +102,39 @@ const EnvSchema = z.object({
   BG_JOB_MAX_ATTEMPTS: z.coerce.number().int().positive().default(3),
   RESUMABLE_STREAM_TTL_SECONDS: z.coerce.number().positive().default(120),
   GANTRY_CRON_CLOCK_FILE: z.string().min(1).optional(),
+  // Lease timings: a run's lease lapses GANTRY_RUN_LEASE_MS after its worker last renewed it.
+  GANTRY_RUN_LEASE_MS: z.coerce.number().int().positive().default(30_000),
+  GANTRY_RUN_HEARTBEAT_MS: z.coerce.number().int().positive().default(10_000),
+  GANTRY_RUN_SWEEP_MS: z.coerce.number().int().positive().default(30_000),
+  GANTRY_QUEUE_POLL_MS: z.coerce.number().int().positive().default(1_000),
+  REDIS_URL: z.string().min(1).optional(),
+  REDIS_URI: z.string().min(1).optional(),
+  REDIS_KEY_PREFIX: z.string().default("gantry:"),
 });
+
+const ROLES: readonly ServeRole[] = ["all", "api", "worker"];
+
+/**
+ * `gantry serve`: the production server. PostgreSQL and Redis are both required; a missing one is
+ * named rather than silently replaced by the embedded default (which is `gantry dev`).
+ */
+export function loadServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env, isTty = Boolean(process.stdout.isTTY)): ServeConfig {
+  const role = (flags.role ?? "all") as ServeRole;
+  if (!ROLES.includes(role)) throw new StartupError(`--role must be one of ${ROLES.join(", ")}, got '${flags.role}'`);
+  const databaseUrl = env.DATABASE_URL ?? env.DATABASE_URI ?? env.POSTGRES_URI;
+  const redisUrl = env.REDIS_URL ?? env.REDIS_URI;
+  const missing = [...(databaseUrl ? [] : ["DATABASE_URL (PostgreSQL)"]), ...(redisUrl ? [] : ["REDIS_URL (Redis)"])];
+  if (missing.length > 0) {
+    throw new StartupError(`gantry serve needs ${missing.join(" and ")}; set ${missing.length > 1 ? "them" : "it"}, or run \`gantry dev\` for the embedded single-process server`);
+  }
+  const base = loadDevConfig({ ...flags, port: flags.port ?? env.PORT ?? "8123", host: flags.host ?? "0.0.0.0" }, env, isTty);
+  return Object.freeze({
+    ...base,
+    databaseUrl: databaseUrl!,
+    role,
+    redis: { url: redisUrl!, keyPrefix: env.REDIS_KEY_PREFIX ?? "gantry:" },
+  });
+}
 
 export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.env, isTty = Boolean(process.stdout.isTTY)): ServerConfig {
   const parsedEnv = EnvSchema.safeParse(env);
@@ -128,11 +175,11 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
     queue: {
       concurrency: e.N_JOBS_PER_WORKER,
       timeoutMs: e.BG_JOB_TIMEOUT_SECS * 1000,
-      // A worker renews its leases every 10 s; a lease lapses 30 s after its worker stopped renewing.
-      leaseMs: 30_000,
-      heartbeatMs: 10_000,
-      pollMs: 1_000,
-      sweepMs: 30_000,
+      leaseMs: e.GANTRY_RUN_LEASE_MS,
+      // At least two renewals per lease, so one slow heartbeat never lets a live run's lease lapse.
+      heartbeatMs: Math.min(e.GANTRY_RUN_HEARTBEAT_MS, Math.floor(e.GANTRY_RUN_LEASE_MS / 2)),
+      pollMs: e.GANTRY_QUEUE_POLL_MS,
+      sweepMs: e.GANTRY_RUN_SWEEP_MS,
       maxAttempts: e.BG_JOB_MAX_ATTEMPTS,
       shutdownGraceMs: e.BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS * 1000,
     },

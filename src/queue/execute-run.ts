@@ -1,8 +1,10 @@
 // Executes one claimed run: resolves the graph with the official checkpointer attached, streams its
 // events into the run's log, then records the outcome (run status, thread status and state) in one
 // storage call. A cancel aborts the graph through its AbortSignal; a rollback also removes the
-// checkpoints the run wrote.
-import type { BaseStore } from "@langchain/langgraph-checkpoint";
+// checkpoints the run wrote. A later attempt (the run's worker died, or handed it back) resumes
+// from the run's last checkpoint instead of starting over.
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import { bestEffortWrites } from "../events/best-effort-log.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
 import type { CompiledGraphLike } from "../runtime/graph-like.js";
@@ -29,6 +31,8 @@ export interface ExecutionContext {
   signal: AbortSignal;
   /** The cancel action asked for, read when the signal fires. */
   cancelAction: () => CancelAction | undefined;
+  /** True when the signal fired because the worker is shutting down and hands the run back. */
+  handingOff?: () => boolean;
   /** Ends the run with `timeout` after this many ms (BG_JOB_TIMEOUT_SECS). */
   timeoutMs: number;
   /** Absent with http.disable_webhooks; `recorded` wakes the delivery loop after a webhook was written. */
@@ -43,13 +47,15 @@ export class RunTimeoutError extends Error {
 }
 
 export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
-  const { storage, events, log } = ctx;
+  const { storage, log } = ctx;
   const kwargs = run.kwargs as unknown as RunKwargs;
   const threadId = run.thread_id;
   const started = performance.now();
   // Creation to claim (the claim stamps updated_at): pickup latency, plus any after_seconds delay.
   const queueMs = Date.parse(run.updated_at) - Date.parse(run.created_at);
   const runLog = log.child({ run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
+  // Already best-effort when composed by agent-server.ts; wrapped here so any caller gets that.
+  const events = bestEffortWrites(ctx.events, runLog);
   await events.open(run.run_id, { resumable: true });
   // A thread's log exists only while someone follows the thread (GET /threads/{id}/stream); it gets
   // the modes the run asked for, framed by lifecycle markers.
@@ -69,18 +75,22 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   const signal = AbortSignal.any([ctx.signal, timeout.signal]);
 
   let outcome: RunOutcome;
+  let handedOff = false;
   const before = await storage.checkpoints.latestCheckpointId(threadId);
   try {
     await emit("metadata", { run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
     const graphId = kwargs.config.configurable.graph_id as string;
     const graph = await ctx.graphs.get(graphId).resolve(kwargs.config);
-    graph.checkpointer = storage.checkpoints.saver;
+    graph.checkpointer = taggedWithRun(storage.checkpoints.saver, run.run_id);
     graph.store = ctx.store;
+    // Null input continues from the checkpoint: steps that completed before are not run again.
+    const resume = run.attempt > 1 && (await lastCheckpointRun(graph, threadId)) === run.run_id;
+    if (resume) runLog.info("resuming from the run's last checkpoint");
     // The log always holds `values`, so /wait and /join can answer; readers filter by the modes asked.
     const modes = [...new Set<StreamMode>([...kwargs.stream_mode, "values"])];
     for await (const event of streamGraphRun(graph, {
-      input: kwargs.input,
-      ...(kwargs.command ? { command: kwargs.command } : {}),
+      input: resume ? null : kwargs.input,
+      ...(kwargs.command && !resume ? { command: kwargs.command } : {}),
       config: {
         ...kwargs.config,
         metadata: { ...(kwargs.config.metadata as JsonObject | undefined), run_attempt: run.attempt, langgraph_host: "self-hosted" },
@@ -112,11 +122,15 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     });
   } catch (err) {
     const action = ctx.signal.aborted ? ctx.cancelAction() : undefined;
-    if (timeout.signal.aborted) {
+    handedOff = ctx.signal.aborted && !action && ctx.handingOff?.() === true;
+    if (handedOff) {
+      outcome = { status: "interrupted", thread_status: "idle" };
+    } else if (timeout.signal.aborted) {
       const error = serializeError(timeout.signal.reason);
       await emit("error", error);
       outcome = { status: "timeout", thread_status: "error", error, ...(await stateOf(storage, ctx, kwargs, threadId)) };
     } else if (action === "rollback") {
+      await storage.checkpoints.fenceRun(run.run_id);
       await storage.checkpoints.deleteAfter(threadId, before);
       outcome = { status: "interrupted", thread_status: "idle", delete_run: true, ...(await stateOf(storage, ctx, kwargs, threadId)) };
     } else if (action === "interrupt") {
@@ -131,8 +145,15 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   } finally {
     clearTimeout(timer);
   }
+  if (handedOff) {
+    // The log stays open: readers keep waiting, and the next attempt continues it.
+    const released = await storage.runs.release(run.run_id, ctx.workerId, new Date());
+    runLog.info(released ? "run handed back to the queue" : "run not handed back: the lease was lost to another worker");
+    return;
+  }
   if (kwargs.temporary) {
     outcome.delete_thread = true;
+    if (signal.aborted) await storage.checkpoints.fenceRun(run.run_id);
     await storage.checkpoints.deleteThread(threadId).catch((err: unknown) => runLog.warn("deleting a temporary thread's checkpoints failed", { err }));
   }
   if (kwargs.webhook && ctx.webhooks) {
@@ -166,6 +187,30 @@ async function stateOf(storage: Storage, ctx: ExecutionContext, kwargs: RunKwarg
   } catch {
     return {};
   }
+}
+
+/**
+ * The saver, with the run's id added to the metadata of every checkpoint it writes (the platform's
+ * checkpoints carry it too): how a later attempt knows how far the run got. A proxy rather than a
+ * subclass, because the graph may come from the user's own copy of LangGraph.
+ */
+function taggedWithRun(saver: BaseCheckpointSaver, runId: string): BaseCheckpointSaver {
+  return new Proxy(saver, {
+    get(target, property) {
+      if (property === "put") {
+        return (config: unknown, checkpoint: unknown, metadata: Record<string, unknown>, versions: unknown) =>
+          (target.put as (...args: unknown[]) => unknown).call(target, config, checkpoint, { ...metadata, run_id: runId }, versions);
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The run id recorded on the thread's latest checkpoint, if any. */
+async function lastCheckpointRun(graph: CompiledGraphLike, threadId: string): Promise<unknown> {
+  const state = (await readState(graph, threadId)) as { metadata?: { run_id?: unknown } };
+  return state.metadata?.run_id;
 }
 
 async function readState(graph: CompiledGraphLike, threadId: string): Promise<unknown> {

@@ -1,14 +1,16 @@
 // The queue worker: claims runs up to its concurrency, heartbeats their leases, passes cancels to
-// the graphs through AbortSignals, and sweeps runs whose worker died. Wake-ups arrive as calls to
-// wake() (from run creation on this process, or a bus); a slow poll stays as the safety net, so a
-// lost wake-up costs one poll interval, never a run.
+// the graphs through AbortSignals, and sweeps runs whose worker died. Wake-ups and cancels arrive
+// on the bus (from this process or another replica); a slow poll and the heartbeat stay as the
+// safety net, so a lost message costs one poll interval, never a run.
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import type { MessageBus } from "../events/event-bus.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { Storage } from "../storage/ports.js";
 import type { CancelAction, ClaimedRun } from "../storage/run-ports.js";
 import { executeRun } from "./execute-run.js";
+import { CANCEL_TOPIC, parseCancel, WAKE_TOPIC } from "./run-signals.js";
 
 export interface WorkerOptions {
   workerId: string;
@@ -25,7 +27,15 @@ export interface WorkerOptions {
 interface ActiveRun {
   controller: AbortController;
   action?: CancelAction;
+  /** Set when shutdown's grace period ran out: the run goes back to the queue, not to an outcome. */
+  handOff?: boolean;
   done: Promise<void>;
+}
+
+export interface StopOptions {
+  graceMs: number;
+  /** Runs still running after the grace period are handed back for another worker; otherwise interrupted. */
+  handOff: boolean;
 }
 
 export class Worker {
@@ -34,7 +44,11 @@ export class Worker {
   private filling: Promise<void> | null = null;
   private refill = false;
   private wakeTimer: NodeJS.Timeout | null = null;
+  /** Polling and sweeping: stopped as soon as shutdown begins. */
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Kept through the grace period, so the leases of runs still finishing don't lapse. */
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private readonly unsubscribe: Array<() => void> = [];
 
   constructor(
     private readonly deps: {
@@ -45,15 +59,30 @@ export class Worker {
       log: Logger;
       /** Absent when webhooks are disabled; see ExecutionContext. */
       webhooks?: { recorded: () => void };
+      /** Wake-ups and cancels (run-signals.ts). */
+      bus: MessageBus;
+      /**
+       * Taken before each sweep, so one replica at a time sweeps (the sweep is safe to run
+       * concurrently; the lock only saves the duplicate work). Absent: always sweep.
+       */
+      sweepLock?: () => Promise<boolean>;
     },
     private readonly options: WorkerOptions,
   ) {}
 
-  start(): void {
-    this.timers.push(setInterval(() => this.wake(), this.options.pollMs));
-    this.timers.push(setInterval(() => void this.heartbeat(), this.options.heartbeatMs));
-    this.timers.push(setInterval(() => void this.sweep(), this.options.sweepMs));
-    for (const t of this.timers) t.unref();
+  async start(): Promise<void> {
+    const { bus, log } = this.deps;
+    this.unsubscribe.push(
+      await bus.subscribe(WAKE_TOPIC, () => this.wake()),
+      await bus.subscribe(CANCEL_TOPIC, (message) => {
+        const cancel = parseCancel(message);
+        if (cancel) this.cancel(cancel.run_id, cancel.action);
+        else log.warn("ignored a malformed cancel message");
+      }),
+    );
+    this.timers.push(setInterval(() => this.wake(), this.options.pollMs), setInterval(() => void this.sweep(), this.options.sweepMs));
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs);
+    for (const t of [...this.timers, this.heartbeatTimer]) t.unref();
     this.wake();
   }
 
@@ -91,8 +120,8 @@ export class Worker {
     if (requeued || failed) this.deps.log.warn("recovered runs whose worker stopped", { requeued, failed });
   }
 
-  /** Stops claiming, waits up to graceMs for running runs, then cancels what is left. */
-  async stop(graceMs: number): Promise<void> {
+  /** Stops claiming, waits up to graceMs for running runs, then hands back or interrupts what is left. */
+  async stop({ graceMs, handOff }: StopOptions): Promise<void> {
     this.stopping = true;
     for (const t of this.timers) clearInterval(t);
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
@@ -100,12 +129,17 @@ export class Worker {
     const all = () => Promise.all([...this.active.values()].map((r) => r.done));
     const grace = new Promise<"timeout">((done) => setTimeout(() => done("timeout"), graceMs).unref());
     if ((await Promise.race([all(), grace])) === "timeout") {
+      if (this.active.size > 0) this.deps.log.warn(handOff ? "grace period over; handing running runs back to the queue" : "grace period over; interrupting running runs", { runs: this.active.size });
       for (const run of this.active.values()) {
-        run.action ??= "interrupt";
+        if (handOff) run.handOff = true;
+        else run.action ??= "interrupt";
         run.controller.abort();
       }
       await all();
     }
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    // Only now: a cancel sent during the grace period must still reach its run.
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
   }
 
   private async fill(): Promise<void> {
@@ -138,6 +172,7 @@ export class Worker {
       log: this.deps.log,
       signal: controller.signal,
       cancelAction: () => entry.action,
+      handingOff: () => entry.handOff === true,
       timeoutMs: this.options.timeoutMs,
       ...(this.deps.webhooks ? { webhooks: this.deps.webhooks } : {}),
     })
@@ -173,6 +208,7 @@ export class Worker {
 
   private async sweep(): Promise<void> {
     try {
+      if (this.deps.sweepLock && !(await this.deps.sweepLock())) return;
       await this.recover();
     } catch (err) {
       this.deps.log.warn("sweeping expired runs failed", { err });

@@ -21,12 +21,15 @@ import { createMetrics, type MetricsSource } from "./metrics.js";
 import { mountRoutes, type RouteSpec } from "./route.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
-import { healthRoute, metaRoutes } from "./routes/meta.js";
+import { healthRoute, metaRoutes, type HealthProbe } from "./routes/meta.js";
 import { runRoutes } from "./routes/runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadStateRoutes } from "./routes/thread-state.js";
 import { threadStreamRoutes } from "./routes/thread-stream.js";
 import { threadRoutes } from "./routes/threads.js";
+import { mountUi, UI_BUILD_DIR } from "./ui.js";
+
+export type { HealthProbe };
 
 export interface AppDeps {
   config: ServerConfig;
@@ -40,8 +43,12 @@ export interface AppDeps {
   store: StoreService;
   events: RunEventLog;
   log: Logger;
+  /** Services /ok checks besides the database (Redis under `gantry serve`). */
+  probes?: HealthProbe[];
   /** Counters from outside HTTP (webhook deliveries) shown on /metrics. */
   metricsSources?: MetricsSource[];
+  /** The thread/run view's build output, served at /ui; ui/dist by default. */
+  uiDir?: string;
   /** The user's `http.app` (a Hono app or anything with `fetch`), tried before our routes. */
   userApp?: { fetch: (request: Request, ...rest: unknown[]) => Response | Promise<Response> };
 }
@@ -82,7 +89,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
     });
   }
 
-  const routes: RouteSpec[] = [healthRoute({ storage: deps.storage })];
+  const routes: RouteSpec[] = [healthRoute({ storage: deps.storage, ...(deps.probes ? { probes: deps.probes } : {}) })];
   if (!http.disable_assistants) routes.push(...assistantRoutes({ assistants: deps.assistants, graphs: deps.graphs }));
   if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }), ...threadStateRoutes({ state: deps.state }));
   if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.storage.threads, events: deps.events }));
@@ -107,6 +114,8 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
     );
   }
   mountRoutes(api, routes);
+  // After the middleware like any route group, so whatever guards the API guards /ui as well.
+  if (!http.disable_ui) mountUi(api, { dir: deps.uiDir ?? UI_BUILD_DIR, prefix: config.mountPrefix });
 
   api.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path}` }, 404));
   api.onError(errorHandler(log));

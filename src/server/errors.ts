@@ -3,7 +3,7 @@
 // refusals (it retries everything outside 400-409 and 422).
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { GantryError, type ErrorKind } from "../errors.js";
+import { GantryError, ValidationFailure, type ErrorKind } from "../errors.js";
 import type { Logger } from "../logging.js";
 
 const STATUS_BY_KIND = {
@@ -24,6 +24,9 @@ export function statusOf(kind: ErrorKind): (typeof STATUS_BY_KIND)[ErrorKind] {
 
 export function errorHandler(log: Logger) {
   return function onError(err: Error, c: Context): Response {
+    if (err instanceof ValidationFailure) {
+      return c.json({ detail: err.issues }, statusOf(err.kind));
+    }
     if (err instanceof GantryError) {
       return c.json({ detail: err.message }, statusOf(err.kind));
     }

@@ -16,7 +16,10 @@ const COMPONENTS: Record<string, z.ZodType> = {
 
 const toSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
 
-export function buildOpenApi(routes: RouteSpec[], info: { version: string; prefix: string }): Record<string, unknown> {
+export function buildOpenApi(
+  routes: RouteSpec[],
+  info: { version: string; prefix: string; title?: string; description?: string; components?: Record<string, z.ZodType> },
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of routes) {
     const path = info.prefix + spec.path.replace(/:([A-Za-z_]+)/g, "{$1}");
@@ -55,10 +58,14 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string; prefi
   const schemas: Record<string, unknown> = {
     ErrorResponse: { type: "object", properties: { detail: { type: "string" } }, required: ["detail"] },
   };
-  for (const [name, schema] of Object.entries(COMPONENTS)) schemas[name] = toSchema(schema);
+  for (const [name, schema] of Object.entries(info.components ?? COMPONENTS)) schemas[name] = toSchema(schema);
   return {
     openapi: "3.1.0",
-    info: { title: "Gantry Agent Server", version: info.version, description: "The LangGraph Agent Server API, served by Gantry." },
+    info: {
+      title: info.title ?? "Gantry Agent Server",
+      version: info.version,
+      description: info.description ?? "The LangGraph Agent Server API, served by Gantry.",
+    },
     paths,
     components: { schemas },
   };

@@ -3,7 +3,7 @@
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "./app-env.js";
 import type { z } from "zod";
-import { parseWith, queryObject, readJson } from "./validation.js";
+import { parseAsList, parseWith, queryObject, readJson } from "./validation.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -50,16 +50,18 @@ export function route<B extends z.ZodType | undefined = undefined, Q extends z.Z
   return spec as RouteSpec;
 }
 
-export function mountRoutes(app: Hono<AppEnv>, routes: RouteSpec[]): void {
+/** `list` answers validation failures as `{"detail": [{loc, msg, type}]}` (the control-plane API). */
+export function mountRoutes(app: Hono<AppEnv>, routes: RouteSpec[], options: { validation?: "sentence" | "list" } = {}): void {
+  const parse = options.validation === "list" ? parseAsList : parseWith;
   for (const spec of routes) {
     app.on(spec.method.toUpperCase(), spec.path, async (c) => {
       c.set("routePattern", spec.path);
       let body: unknown;
       if (spec.body) {
         const raw = await readJson(c);
-        body = parseWith(spec.body, raw === undefined && spec.bodyOptional ? {} : raw, "body");
+        body = parse(spec.body, raw === undefined && spec.bodyOptional ? {} : raw, "body");
       }
-      const query = spec.query ? parseWith(spec.query, queryObject(c, spec.listQuery ?? []), "query") : undefined;
+      const query = spec.query ? parse(spec.query, queryObject(c, spec.listQuery ?? []), "query") : undefined;
       return spec.handler(c, { body, query });
     });
   }

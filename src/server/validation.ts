@@ -2,7 +2,7 @@
 // path ids as UUIDs. Every failure is a GantryError whose message names the field and the problem.
 import type { Context } from "hono";
 import { z } from "zod";
-import { GantryError } from "../errors.js";
+import { GantryError, ValidationFailure, type ValidationIssue } from "../errors.js";
 import { isUuid } from "../ids.js";
 
 /** One sentence from a zod failure: where, then what. */
@@ -51,6 +51,20 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where:
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new GantryError("invalid", describeZodError(parsed.error, where));
   return parsed.data;
+}
+
+/** The same failure in the list form (`{"detail": [{loc, msg, type}]}`) the control-plane API answers with. */
+export function parseAsList<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query"): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ValidationFailure(parsed.error.issues.map((issue) => listIssue(mostSpecific(issue), where)));
+  return parsed.data;
+}
+
+function listIssue(issue: z.core.$ZodIssue, where: "body" | "query"): ValidationIssue {
+  const loc = [where, ...issue.path.map((p) => (typeof p === "number" ? p : String(p)))];
+  if (issue.code === "invalid_type" && issue.message.includes("received undefined")) return { loc, msg: "Field required", type: "missing" };
+  if (issue.code === "unrecognized_keys") return { loc, msg: `Unknown field(s) ${issue.keys.map((k) => `'${k}'`).join(", ")}`, type: "extra_forbidden" };
+  return { loc, msg: issue.message, type: issue.code };
 }
 
 export function uuidParam(c: Context, name: string): string {

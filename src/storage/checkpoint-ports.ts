@@ -18,4 +18,9 @@ export interface CheckpointStore {
   deleteBefore(threadId: string, checkpointId: string): Promise<void>;
   /** The newest root checkpoint id of the thread, or null. */
   latestCheckpointId(threadId: string): Promise<string | null>;
+  /**
+   * Waits for the run's checkpoint writes in flight, then drops every later one: an aborted graph
+   * may still be writing when its run's checkpoints are deleted (see fenced-saver.ts).
+   */
+  fenceRun(runId: string): Promise<void>;
 }

@@ -82,6 +82,11 @@ export interface RunRepo {
   heartbeat(workerId: string, runIds: string[], leaseMs: number, now: Date): Promise<Map<string, CancelAction>>;
   /** Records the outcome of a running run held by `workerId`; false when the lease was lost. */
   finish(runId: string, workerId: string, outcome: RunOutcome): Promise<boolean>;
+  /**
+   * Hands a running run held by `workerId` back to the queue (a worker shutting down): pending
+   * again at once, for another worker to resume from its last checkpoint. False when not held.
+   */
+  release(runId: string, workerId: string, now: Date): Promise<boolean>;
   /** Cancels runs by id (optionally on one thread), or every run with a status ("pending"/"running"/"all"). */
   cancel(target: { runIds: string[]; threadId?: string } | { status: "pending" | "running" | "all" }, action: CancelAction): Promise<CancelResult>;
   /**

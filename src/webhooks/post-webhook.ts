@@ -18,11 +18,14 @@ export interface PostOptions {
   signal?: AbortSignal;
 }
 
+/** The error code our lookup fails with when the policy refuses an address the name resolves to. */
+const REFUSED = "EWEBHOOKREFUSED";
+
 export function postWebhook(url: URL, body: string, options: PostOptions): Promise<AttemptReport> {
   const host = webhookHost(url);
   if (isIP(host)) {
     const refusal = addressRefusal(host, options.policy);
-    if (refusal) return Promise.resolve({ kind: "error", message: `refused: ${refusal}` });
+    if (refusal) return Promise.resolve({ kind: "refused", message: `refused: ${refusal}` });
   }
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   const requestOptions: RequestOptions = {
@@ -49,7 +52,7 @@ export function postWebhook(url: URL, body: string, options: PostOptions): Promi
       finish({ kind: "error", message: `timed out after ${options.timeoutMs} ms` });
       req.destroy();
     }, options.timeoutMs);
-    req.once("error", (err) => finish({ kind: "error", message: err.message }));
+    req.once("error", (err: NodeJS.ErrnoException) => finish({ kind: err.code === REFUSED ? "refused" : "error", message: err.message }));
     req.end(body);
   });
 }
@@ -60,7 +63,7 @@ function guardedLookup(policy: WebhookUrlPolicy): LookupFunction {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, "", 0);
       const refused = addresses.map((a) => addressRefusal(a.address, policy)).find((r) => r !== null);
-      if (refused) return callback(Object.assign(new Error(`refused: ${hostname} resolves to ${refused}`), { code: "EWEBHOOKREFUSED" }), "", 0);
+      if (refused) return callback(Object.assign(new Error(`refused: ${hostname} resolves to ${refused}`), { code: REFUSED }), "", 0);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0]!;
       callback(null, first.address, first.family);

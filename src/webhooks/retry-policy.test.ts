@@ -22,6 +22,13 @@ describe("attemptResult", () => {
     expect(attemptResult({ kind: "response", status }, 1, settings, now)).toMatchObject({ outcome: "failed" });
   });
 
+  it("does not retry an address the URL policy refused", () => {
+    expect(attemptResult({ kind: "refused", message: "refused: 127.0.0.1 is a loopback address" }, 1, settings, now)).toEqual({
+      outcome: "failed",
+      error: "refused: 127.0.0.1 is a loopback address: the URL policy refuses this address; not retried",
+    });
+  });
+
   it("gives up once the attempts are used", () => {
     expect(attemptResult({ kind: "response", status: 503 }, 3, settings, now)).toEqual({ outcome: "failed", error: "HTTP 503: gave up after 3 attempts" });
   });

@@ -1,9 +1,15 @@
 // What one attempt's result means for the delivery: a 2xx is done; a network error, a timeout,
 // 408, 429 or 5xx is retried with exponential backoff until the attempts run out; any other status
-// is the receiver refusing the webhook, and sending it again would not change its mind.
+// is the receiver refusing the webhook, and sending it again would not change its mind. An address
+// the URL policy refuses is final too: the policy is fixed for the process, so a retry would only
+// be refused again.
 import type { WebhookAttemptResult } from "../storage/webhook-ports.js";
 
-export type AttemptReport = { kind: "response"; status: number } | { kind: "error"; message: string };
+export type AttemptReport =
+  | { kind: "response"; status: number }
+  | { kind: "error"; message: string }
+  /** The URL policy refused the address before anything was sent. */
+  | { kind: "refused"; message: string };
 
 export interface RetrySettings {
   maxAttempts: number;
@@ -13,6 +19,7 @@ export interface RetrySettings {
 
 export function attemptResult(report: AttemptReport, attempt: number, settings: RetrySettings, now: Date): WebhookAttemptResult {
   if (report.kind === "response" && report.status >= 200 && report.status < 300) return { outcome: "delivered" };
+  if (report.kind === "refused") return { outcome: "failed", error: `${report.message}: the URL policy refuses this address; not retried` };
   const error = report.kind === "response" ? `HTTP ${report.status}` : report.message;
   const retryable = report.kind === "error" || report.status === 408 || report.status === 429 || report.status >= 500;
   if (!retryable) return { outcome: "failed", error: `${error}: the receiver refused the webhook; not retried` };

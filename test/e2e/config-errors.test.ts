@@ -143,9 +143,15 @@ describe.concurrent("a broken command line", () => {
   });
 
   it("exits 2 and shows the usage for an unknown command", async ({ expect }) => {
-    const run = await runGantryExpectingFailure(["serve"]);
+    const run = await runGantryExpectingFailure(["launch"]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("Unknown command 'serve'");
+    expect(run.stderr).toContain("Unknown command 'launch'");
     expect(run.stderr).toContain("Usage: gantry");
+  });
+
+  it("refuses to start `serve` without PostgreSQL and Redis, naming what is missing", async ({ expect }) => {
+    const run = await runGantryExpectingFailure(["serve", "--config", GRAPHS_CONFIG]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("gantry serve needs DATABASE_URL (PostgreSQL) and REDIS_URL (Redis)");
   });
 });

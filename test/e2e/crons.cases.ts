@@ -365,6 +365,25 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
       await client.crons.delete(cron.cron_id);
     });
 
+    it("creates its runs under the cron's multitask strategy: with reject, a busy thread spends the occurrence and says so in the log", async () => {
+      await moveClockTo("2030-05-01T10:00:30.000Z");
+      const thread = await client.threads.create();
+      // A run due in an hour keeps the thread busy without running.
+      const waiting = await client.runs.create(thread.thread_id, "tick", { input: { label: own() }, afterSeconds: 3600 });
+      const cron = await client.crons.createForThread(thread.thread_id, "tick", { schedule: "* * * * *", input: { label: own() }, multitaskStrategy: "reject" });
+      expect(cron.payload).toMatchObject({ multitask_strategy: "reject" });
+
+      await moveClockTo("2030-05-01T10:01:00.000Z");
+      const skipped = servers.flatMap((s) => logLines(s)).filter((l) => l.msg === "cron occurrence skipped: its run was refused" && l.cron_id === cron.cron_id);
+      expect(skipped).toEqual([expect.objectContaining({ scheduled_for: "2030-05-01T10:01:00.000Z", detail: expect.stringContaining(thread.thread_id) })]);
+      expect((await client.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([waiting.run_id]);
+      const [after] = await client.crons.search({ threadId: thread.thread_id });
+      expect(after!.next_run_date).toBe("2030-05-01T10:02:00.000Z");
+
+      await client.crons.delete(cron.cron_id);
+      await client.runs.cancel(thread.thread_id, waiting.run_id, true);
+    });
+
     it("deletes a stateless cron run's thread when it ends, unless on_run_completed is keep", async () => {
       await moveClockTo("2030-04-01T10:00:30.000Z");
       const deletingLabel = own();

@@ -1,4 +1,4 @@
-// `http.disable_threads` and `http.disable_meta`: the disabled groups are gone (404), the rest of
+// `http.disable_threads`, `http.disable_meta` and `http.disable_ui`: the disabled groups are gone (404), the rest of
 // the server is unchanged, and /ok stays for health checks.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
@@ -41,5 +41,13 @@ describe("disable_meta", () => {
     const response = await request(server.url, "GET", "/ok");
     expect(response.status).toBe(200);
     expect(response.json).toMatchObject({ ok: true });
+  });
+});
+
+describe("disable_ui", () => {
+  it.each(["/ui", "/ui/threads"])("removes %s", async (path) => {
+    const response = await request(server.url, "GET", path);
+    expect(response.status).toBe(404);
+    expect(response.json).toEqual({ detail: `No route for GET ${path}` });
   });
 });

@@ -197,12 +197,14 @@ export function describeRunCancelE2E(label: string, open: OpenStore): void {
         expect(frames.at(-1)).toMatchObject({ event: "error", data: { error: "BoomError", message: "boom" } });
       });
 
-      it("leaves the run and the thread in error, and the server keeps serving", async () => {
+      it("leaves the run and the thread in error, the thread naming the error, and the server keeps serving", async () => {
         const threadId = await newThread();
         const run = await client.runs.create(threadId, "fails", { input: { text: "x" } });
         expect(await client.runs.join(threadId, run.run_id)).toEqual({ __error__: { error: "BoomError", message: "boom" } });
         expect((await client.runs.get(threadId, run.run_id)).status).toBe("error");
-        expect((await client.threads.get(threadId)).status).toBe("error");
+        const thread = await client.threads.get(threadId);
+        expect(thread.status).toBe("error");
+        expect(JSON.stringify(thread.error)).toMatch(/BoomError[\s\S]*boom/);
 
         expect(await client.runs.wait(null, "echo", { input: { text: "still here" } })).toEqual({ text: "still here", reply: "echo: still here" });
       });

@@ -126,6 +126,39 @@ export function describeRunControlE2E(label: string, open: OpenStore): void {
         expect(await client.runs.wait(threadId, "chain", { input: null, checkpointId: before5.config.configurable.checkpoint_id })).toEqual({ steps: ALL_STEPS });
       });
 
+      it("forks from a past checkpoint given as a checkpoint object", async () => {
+        const threadId = await newThread();
+        await client.runs.wait(threadId, "chain", { input: {}, interruptBefore: ["step_3"] });
+        const paused = await client.threads.getState(threadId);
+        expect(paused.next).toEqual(["step_3"]);
+        await client.runs.wait(threadId, "chain", { input: null });
+        expect((await client.threads.get(threadId)).values).toEqual({ steps: ALL_STEPS });
+
+        const forked = await client.runs.wait(threadId, "chain", { input: null, checkpoint: { checkpoint_id: paused.checkpoint.checkpoint_id!, checkpoint_ns: "", checkpoint_map: null } });
+        expect(forked).toEqual({ steps: ALL_STEPS });
+        const state = await client.threads.getState(threadId);
+        expect(state.parent_checkpoint).not.toBeNull();
+        // The fork's branch starts at the paused checkpoint: walking its parents reaches it.
+        const branch = await client.threads.getHistory(threadId, { limit: 100, before: { configurable: { checkpoint_id: state.checkpoint.checkpoint_id! } } });
+        const ids = [state.checkpoint.checkpoint_id, ...branch.map((s) => s.checkpoint.checkpoint_id)];
+        expect(ids).toContain(paused.checkpoint.checkpoint_id);
+      });
+
+      // Only the SDK's stream sends feedbackKeys. No LangSmith here, so no feedback event follows.
+      it("runs with each durability and accepts feedback_keys, keeping them on the run", async () => {
+        for (const durability of ["sync", "async", "exit"] as const) {
+          const threadId = await newThread();
+          let runId = "";
+          const frames = await collect(
+            client.runs.stream(threadId, "chain", { input: {}, durability, feedbackKeys: ["helpful"], onRunCreated: ({ run_id }) => (runId = run_id) }),
+          );
+          expect(frames.at(-1)).toMatchObject({ event: "values", data: { steps: ALL_STEPS } });
+          const stored = (await client.runs.get(threadId, runId)) as unknown as { kwargs: { feedback_keys: string[] } };
+          expect(stored.kwargs.feedback_keys).toEqual(["helpful"]);
+          expect((await client.threads.getState(threadId)).values).toEqual({ steps: ALL_STEPS });
+        }
+      });
+
       // A mistyped checkpoint id should not silently run from somewhere else.
       it("answers a 4xx to a checkpoint_id the thread does not have", async () => {
         const threadId = await newThread();
@@ -182,6 +215,20 @@ export function describeRunControlE2E(label: string, open: OpenStore): void {
         expect(await client.runs.join(threadId, second.run_id)).toMatchObject({ log: ["second"] });
         await runIsGone(client, threadId, first.run_id);
         expect((await client.runs.list(threadId)).map((r) => r.run_id)).toEqual([second.run_id]);
+        expect((await client.threads.get(threadId)).status).toBe("idle");
+        // The first run's checkpoints went with it: no state in the history ever held its input.
+        const labels = (await client.threads.getHistory<{ label?: string }>(threadId, { limit: 100 })).map((s) => s.values.label);
+        expect(labels).not.toContain("first");
+        expect(labels).toContain("second");
+      });
+
+      it("keeps the interrupted run's checkpoints with interrupt, so the history still holds its input", async () => {
+        const threadId = await newThread();
+        await runningSlowRun(threadId);
+        const second = await client.runs.create(threadId, "slow", { input: { ms: 1, label: "second" }, multitaskStrategy: "interrupt" });
+        await client.runs.join(threadId, second.run_id);
+        const labels = (await client.threads.getHistory<{ label?: string }>(threadId, { limit: 100 })).map((s) => s.values.label);
+        expect(labels).toEqual(expect.arrayContaining(["first", "second"]));
       });
     });
 

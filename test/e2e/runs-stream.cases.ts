@@ -1,10 +1,12 @@
 // Run streams through the official SDK: every stream mode's event names and shapes, subgraph
-// namespacing, the SSE headers, and joining a stream late or again with Last-Event-ID. Written
-// once and run on each storage backend against one server.
+// namespacing, the SSE headers, joining a stream late or again with Last-Event-ID, and the SDK's
+// own reconnect after a dropped connection. Written once and run on each storage backend against
+// one server.
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGantry } from "../support/gantry-process.js";
 import type { GantryStore, OpenStore } from "./backends.js";
+import { startDroppingProxy } from "./dropping-proxy.js";
 import { detailOf, request, sdkClient } from "./http.js";
 import { collect, framesNamed, names, RUNS_CONFIG, RUNS_ENV, runReaches, type Frame } from "./runs-support.js";
 
@@ -114,6 +116,60 @@ export function describeRunStreamsE2E(label: string, open: OpenStore): void {
         expect(tuples.map(([chunk]) => chunk.content).join("")).toBe("hello there");
       });
 
+      it("streams legacy messages mode as one messages/metadata, growing messages/partial and messages/complete", async () => {
+        const frames = await streamOn("chat", { input: { messages: [{ role: "user", content: "hi" }] }, streamMode: "messages" });
+        expect(frames[0]!.event).toBe("metadata");
+        const rest = names(frames.slice(1));
+        expect(new Set(rest)).toEqual(new Set(["messages/metadata", "messages/partial", "messages/complete"]));
+        expect(rest.filter((n) => n === "messages/metadata")).toHaveLength(1);
+
+        const partials = framesNamed(frames, "messages/partial").map((f) => f.data as Array<{ id: string; type: string; content: string }>);
+        for (const partial of partials) expect(partial).toHaveLength(1);
+        const texts = partials.map(([message]) => message!.content);
+        expect(texts.at(-1)).toBe("hello there");
+        for (let i = 1; i < texts.length; i++) expect(texts[i]!.startsWith(texts[i - 1]!)).toBe(true);
+        const messageId = partials[0]![0]!.id;
+        expect(new Set(partials.map(([message]) => message!.id))).toEqual(new Set([messageId]));
+
+        const [metadata] = framesNamed(frames, "messages/metadata").map((f) => f.data as Record<string, { metadata: Record<string, unknown> }>);
+        expect(Object.keys(metadata!)).toEqual([messageId]);
+        expect(metadata![messageId]!.metadata).toMatchObject({ langgraph_node: "model" });
+
+        const completed = framesNamed(frames, "messages/complete").flatMap((f) => f.data as Array<{ type: string; content: string; id: string }>);
+        expect(completed.map((m) => [m.type, m.content])).toEqual([
+          ["human", "hi"],
+          ["ai", "hello there"],
+        ]);
+        expect(completed[1]!.id).toBe(messageId);
+      });
+
+      // JS LangChain's streamEvents has no parent_ids (the SDK's type has it from Python's).
+      it("streams LangChain events with event, name, tags, run_id and metadata in events mode", async () => {
+        const frames = await streamOn("chat", { input: { messages: [{ role: "user", content: "hi" }] }, streamMode: ["events", "values"] });
+        expect(frames[0]!.event).toBe("metadata");
+        const events = framesNamed(frames, "events").map((f) => f.data as Record<string, unknown>);
+        expect(events.length).toBeGreaterThan(0);
+        for (const event of events) {
+          expect(event).toMatchObject({ event: expect.stringMatching(/^on_/), name: expect.any(String), run_id: expect.stringMatching(UUID), tags: expect.any(Array), metadata: expect.any(Object) });
+        }
+        const kinds = new Set(events.map((e) => e.event));
+        for (const kind of ["on_chain_start", "on_chain_end", "on_chat_model_start", "on_chat_model_stream", "on_chat_model_end"]) expect(kinds).toContain(kind);
+        const tokens = events.filter((e) => e.event === "on_chat_model_stream").map((e) => (e.data as { chunk: { content: string } }).chunk.content);
+        expect(tokens.join("")).toBe("hello there");
+        // The values asked for beside events still arrive as values events.
+        const values = framesNamed(frames, "values").at(-1)!.data as { messages: Array<{ content: string }> };
+        expect(values.messages.map((m) => m.content)).toEqual(["hi", "hello there"]);
+      });
+
+      it("streams a tool's start and end in tools mode", async () => {
+        // The SDK's StreamMode type lacks `tools`, which its JS server and ours accept.
+        const frames = await streamOn("tools", { input: { messages: [] }, streamMode: "tools" as never });
+        expect(names(frames)).toEqual(["metadata", "tools", "tools"]);
+        const [start, end] = frames.slice(1).map((f) => f.data as Record<string, unknown>);
+        expect(start).toMatchObject({ event: "on_tool_start", name: "add", toolCallId: "call-1", input: expect.anything() });
+        expect(end).toMatchObject({ event: "on_tool_end", name: "add", toolCallId: "call-1", output: { type: "tool", content: "3", tool_call_id: "call-1" } });
+      });
+
       it("names a subgraph's events mode|node:task with stream_subgraphs and keeps root events bare", async () => {
         const frames = await streamOn("parent", { input: {}, streamMode: "updates", streamSubgraphs: true });
         const updates = frames.filter((f) => f.event.startsWith("updates"));
@@ -170,6 +226,29 @@ export function describeRunStreamsE2E(label: string, open: OpenStore): void {
         const rest = await collect(client.runs.joinStream(threadId, run.run_id, { lastEventId: cut.id! }));
         expect(rest.map((f) => f.id)).toEqual(all.slice(5).map((f) => f.id));
         expect(rest).toEqual(all.slice(5));
+      });
+
+      it("lets the SDK reconnect to a stream whose connection drops, through Location and Last-Event-ID, losing and repeating nothing", async () => {
+        const proxy = await startDroppingProxy(server.url, 4);
+        try {
+          const viaProxy = sdkClient(proxy.url);
+          const threadId = await newThread();
+          let runId: string | undefined;
+          const received = await collect(
+            viaProxy.runs.stream(threadId, "chain", { input: {}, streamMode: ["values", "updates"], onRunCreated: ({ run_id }) => (runId = run_id) }),
+          );
+          const streamRequests = proxy.requests.filter((head) => head.includes(`/threads/${threadId}/runs/`));
+          expect(streamRequests).toHaveLength(2);
+          expect(streamRequests[0]).toMatch(new RegExp(`^POST /threads/${threadId}/runs/stream `));
+          expect(streamRequests[1]).toMatch(new RegExp(`^GET /threads/${threadId}/runs/${runId}/stream`));
+          expect(streamRequests[1]).toMatch(new RegExp(`\\r\\nlast-event-id: ${received[3]!.id}\\r\\n`, "i"));
+
+          const all = await collect(client.runs.joinStream(threadId, runId!, { lastEventId: "-1", streamMode: ["values", "updates"] }));
+          expect(received).toEqual(all);
+          expect(framesNamed(received, "values").at(-1)!.data).toEqual({ steps: ALL_STEPS });
+        } finally {
+          await proxy.close();
+        }
       });
 
       it("replays only the stream modes a join asks for", async () => {

@@ -5,8 +5,11 @@ import type { Client } from "@langchain/langgraph-sdk";
 import { eventually } from "./http.js";
 import { fixture } from "./fixture-paths.js";
 
-/** echo, chain, interrupt, custom, slow, fails, parent, chat, whoami: see test/fixtures/runs/src. */
+/** echo, chain, interrupt, custom, slow, fails, parent, chat, whoami, tools: see test/fixtures/runs/src. */
 export const RUNS_CONFIG = fixture("runs", "langgraph.json");
+
+/** whoami and slow, with http.configurable_headers passing `x-*` headers except x-user-secret. */
+export const RUNS_HEADERS_CONFIG = fixture("runs", "langgraph.headers.json");
 
 /**
  * No shutdown grace: a test that leaves a `slow` run behind must not hold the server's stop for

@@ -1,12 +1,12 @@
 // Creating, reading and waiting on runs through the official SDK (raw HTTP for headers and status
 // codes the SDK hides), written once and run on each storage backend against one server.
 import { randomUUID } from "node:crypto";
-import type { Client } from "@langchain/langgraph-sdk";
+import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGantry } from "../support/gantry-process.js";
 import type { GantryStore, OpenStore } from "./backends.js";
 import { request, sdkClient } from "./http.js";
-import { collect, RUNS_CONFIG, RUNS_ENV, runReaches, threadIsGone } from "./runs-support.js";
+import { collect, RUNS_CONFIG, RUNS_ENV, RUNS_HEADERS_CONFIG, runReaches, threadIsGone } from "./runs-support.js";
 
 const ALL_STEPS = Array.from({ length: 10 }, (_, i) => `step_${i}`);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -87,7 +87,7 @@ export function describeRunsE2E(label: string, open: OpenStore): void {
         await client.runs.join(threadId, run.run_id);
       });
 
-      it("lists a thread's runs newest first and filters them by status", async () => {
+      it("lists a thread's runs newest first, filters them by status, pages them and selects fields", async () => {
         const threadId = await newThread();
         const first = await client.runs.create(threadId, "echo", { input: { text: "1" } });
         await client.runs.join(threadId, first.run_id);
@@ -99,6 +99,10 @@ export function describeRunsE2E(label: string, open: OpenStore): void {
         expect((await client.runs.list(threadId, { status: "success" })).map((r) => r.run_id)).toEqual([second.run_id, first.run_id]);
         expect(await client.runs.list(threadId, { status: "error" })).toEqual([]);
         expect((await client.runs.list(threadId, { limit: 1, offset: 1 })).map((r) => r.run_id)).toEqual([first.run_id]);
+        expect(await client.runs.list(threadId, { select: ["run_id", "status"] })).toEqual([
+          { run_id: second.run_id, status: "success" },
+          { run_id: first.run_id, status: "success" },
+        ]);
       });
 
       it("answers HTTP 404 to a run looked up on another thread, and to the runs of an unknown thread", async () => {
@@ -231,5 +235,50 @@ export function describeRunsE2E(label: string, open: OpenStore): void {
       });
     });
 
+  });
+
+  describe(`runs on a configured server (${label})`, () => {
+    let store: GantryStore;
+    let server: RunningGantry;
+    let client: Client;
+
+    beforeAll(async () => {
+      store = await open();
+      server = await store.start(RUNS_HEADERS_CONFIG, { ...RUNS_ENV, N_JOBS_PER_WORKER: "1" });
+      client = sdkClient(server.url);
+    });
+
+    afterAll(async () => {
+      await server?.stop();
+      await store?.dispose();
+    });
+
+    it("passes the request headers http.configurable_headers lets through into configurable, never the secret ones", async () => {
+      const withHeaders = new Client({
+        apiUrl: server.url,
+        callerOptions: { maxRetries: 0 },
+        defaultHeaders: { "x-user-id": "u-1", "x-request-id": "r-1", "x-user-secret": "hidden", "x-api-key": "key", "x-tenant-id": "t-1", "user-agent": "e2e" },
+      });
+      const output = (await withHeaders.runs.wait(null, "whoami", { input: {} })) as { seen: { configurable: Record<string, unknown> } };
+      const headers = Object.fromEntries(Object.entries(output.seen.configurable).filter(([key]) => key.startsWith("x-")));
+      expect(headers).toEqual({ "x-user-id": "u-1", "x-request-id": "r-1" });
+    });
+
+    it("executes no more runs at once than N_JOBS_PER_WORKER", async () => {
+      const busyThread = (await client.threads.create()).thread_id;
+      const busy = await client.runs.create(busyThread, "slow", { input: { ms: 60_000, label: "holding the only slot" } });
+      await runReaches(client, busyThread, busy.run_id, "running");
+
+      const otherThread = (await client.threads.create()).thread_id;
+      const queued = await client.runs.create(otherThread, "whoami", { input: {} });
+      // A free slot would take it within milliseconds; with the one slot held it stays pending.
+      for (let i = 0; i < 10; i++) {
+        expect((await client.runs.get(otherThread, queued.run_id)).status).toBe("pending");
+        await new Promise((wake) => setTimeout(wake, 50));
+      }
+
+      await client.runs.cancel(busyThread, busy.run_id, true);
+      await runReaches(client, otherThread, queued.run_id, "success");
+    });
   });
 }

@@ -211,16 +211,23 @@ export function describeStoreE2E(label: string, open: OpenStore): void {
         await eventually("a sweep to delete it", async () => (/"swept expired store items"/.test(server.output()) ? true : undefined));
       });
 
-      it("restarts an item's ttl when a read asks for it, and not otherwise", async () => {
+      it("restarts an item's ttl when a read asks for it or says nothing (refresh_on_read defaults to true), and not otherwise", async () => {
         const ns = [own()];
+        const searched = [...ns, "searched"];
         await client.store.putItem(ns, "refreshed", {}, { ttl: 0.03 });
+        await client.store.putItem(ns, "by-default", {}, { ttl: 0.03 });
         await client.store.putItem(ns, "plain", {}, { ttl: 0.03 });
-        // The refresh must come measurably after the put, so the two expiries differ by this much.
+        await client.store.putItem(searched, "found", {}, { ttl: 0.03 });
+        // The refresh must come measurably after the put, so the expiries differ by this much.
         await new Promise((resolve) => setTimeout(resolve, 1_000));
         expect(await client.store.getItem(ns, "refreshed", { refreshTtl: true })).not.toBeNull();
-        expect((await client.store.searchItems(ns, { refreshTtl: false })).items).toHaveLength(2);
+        expect(await client.store.getItem(ns, "by-default")).not.toBeNull();
+        expect((await client.store.searchItems(searched, { refreshTtl: true })).items).toHaveLength(1);
+        expect((await client.store.searchItems(ns, { refreshTtl: false })).items).toHaveLength(4);
         await eventually("the unrefreshed item to expire", async () => ((await client.store.getItem(ns, "plain", { refreshTtl: false })) === null ? true : undefined));
         expect(await client.store.getItem(ns, "refreshed", { refreshTtl: false })).not.toBeNull();
+        expect(await client.store.getItem(ns, "by-default", { refreshTtl: false })).not.toBeNull();
+        expect(await client.store.getItem(searched, "found", { refreshTtl: false })).not.toBeNull();
       });
     });
 

@@ -229,7 +229,7 @@ export function describeThreadStateE2E(label: string, open: OpenStore): void {
         expect(checkpointIds(await client.threads.getHistory(threadId, { limit: 2 }))).toEqual(checkpointIds(history.slice(0, 2)));
       });
 
-      it("pages back with before given as the SDK's config and as a raw checkpoint id", async () => {
+      it("pages back with before given as the SDK's config, as a raw checkpoint id and as a Checkpoint", async () => {
         const threadId = await echoedTwice();
         const history = await client.threads.getHistory(threadId);
         const cut = history[1]!.checkpoint.checkpoint_id!;
@@ -240,6 +240,10 @@ export function describeThreadStateE2E(label: string, open: OpenStore): void {
         expect(byId.status).toBe(200);
         expect(checkpointIds(byId.json as ThreadState[])).toEqual(older);
         expect(checkpointIds(await client.threads.getHistory(threadId, { before: { configurable: { checkpoint_id: cut } }, limit: 1 }))).toEqual(older.slice(0, 1));
+        // The Python SDK sends a Checkpoint as it got it from a state.
+        const byCheckpoint = await raw("POST", `/threads/${threadId}/history`, { limit: 10, before: { ...history[1]!.checkpoint, checkpoint_map: null } });
+        expect(byCheckpoint.status).toBe(200);
+        expect(checkpointIds(byCheckpoint.json as ThreadState[])).toEqual(older);
         const byQuery = await raw("GET", `/threads/${threadId}/history?limit=2&before=${cut}`);
         expect(checkpointIds(byQuery.json as ThreadState[])).toEqual(older.slice(0, 2));
       });

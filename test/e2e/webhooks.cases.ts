@@ -1,6 +1,9 @@
 // Run-completion webhooks end to end: a real `gantry dev` and a real HTTP receiver in the test.
 // Delivery settings are shortened through the environment (timeout, backoff, poll) so retries take
 // milliseconds; nothing asserts on time.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Client } from "@langchain/langgraph-sdk";
 import { verifyWebhook } from "../../src/webhooks/signature.js";
@@ -8,6 +11,7 @@ import type { RunningGantry } from "../support/gantry-process.js";
 import type { GantryStore, OpenStore } from "./backends.js";
 import { fixture } from "./fixture-paths.js";
 import { eventually, request, sdkClient } from "./http.js";
+import { collect } from "./runs-support.js";
 import { startReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 
 const CONFIG = fixture("webhooks", "langgraph.json");
@@ -42,6 +46,19 @@ async function deliveriesOf(store: GantryStore, runId: string) {
   }
 }
 
+/**
+ * Waits until each run's delivery is recorded as finished, so its attempt is counted in /metrics
+ * before the next test reads the counters.
+ */
+async function settled(store: GantryStore, runIds: string[]): Promise<void> {
+  for (const runId of runIds) {
+    await eventually(`the delivery of run ${runId} to be recorded`, async () => {
+      const rows = await deliveriesOf(store, runId);
+      return rows.length > 0 && rows.every((r) => r.status !== "pending") ? true : undefined;
+    });
+  }
+}
+
 export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
   describe(`webhooks end to end (${label})`, () => {
     let store: GantryStore;
@@ -49,14 +66,22 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
     let client: Client;
     let receiver: WebhookReceiver;
 
+    let clockDir: string;
+    let clockFile: string;
+
     beforeAll(async () => {
+      // Crons read this clock, so a test moves a schedule to its next minute without waiting for it.
+      clockDir = await mkdtemp(join(tmpdir(), "gantry-webhook-clock-"));
+      clockFile = join(clockDir, "clock");
+      await writeFile(clockFile, "2030-01-01T10:00:30.000Z\n");
       store = await openStore();
-      gantry = await store.start(CONFIG, ENV);
+      gantry = await store.start(CONFIG, { ...ENV, GANTRY_CRON_CLOCK_FILE: clockFile });
       client = sdkClient(gantry.url);
     });
     afterAll(async () => {
       await gantry?.stop();
       await store?.dispose();
+      if (clockDir) await rm(clockDir, { recursive: true, force: true });
     });
     beforeEach(async () => {
       receiver = await startReceiver();
@@ -95,12 +120,53 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
       expect(Date.parse(run_started_at!)).toBeLessThanOrEqual(Date.parse(run_ended_at!));
       expect(Date.parse(run_ended_at!)).toBeLessThanOrEqual(Date.parse(webhook_sent_at!));
       expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
+      await settled(store, [run.run_id]);
+    });
+
+    it("sends the webhook of runs from every endpoint that takes one: stream, wait and batch, on a thread or not, and a cron's", async () => {
+      const hook = (name: string) => `${receiver.url}/${name}`;
+      const expected = new Map<string, string>();
+      const created = (name: string) => ({ webhook: hook(name), onRunCreated: ({ run_id }: { run_id: string }) => void expected.set(`/${name}`, run_id) });
+
+      const thread = await client.threads.create();
+      await collect(client.runs.stream(thread.thread_id, "echo", { input: { text: "s" }, ...created("stream-thread") }));
+      await collect(client.runs.stream(null, "echo", { input: { text: "s" }, ...created("stream-stateless") }));
+      await client.runs.wait(thread.thread_id, "echo", { input: { text: "w" }, ...created("wait-thread") });
+      await client.runs.wait(null, "echo", { input: { text: "w" }, ...created("wait-stateless") });
+      const batch = (await client.runs.createBatch([
+        { assistantId: "echo", input: { text: "b0" }, webhook: hook("batch-0") },
+        { assistantId: "echo", input: { text: "b1" }, webhook: hook("batch-1") },
+      ])) as Array<{ run_id: string }>;
+      expected.set("/batch-0", batch[0]!.run_id).set("/batch-1", batch[1]!.run_id);
+
+      const cron = await client.crons.create("echo", { schedule: "* * * * *", input: { text: "c" }, webhook: hook("cron") });
+      expect(cron.payload).toMatchObject({ webhook: hook("cron") });
+      await writeFile(clockFile, "2030-01-01T10:01:00.000Z\n");
+
+      const hooks = await receiver.waitFor(expected.size + 1);
+      await client.crons.delete(cron.cron_id);
+      const byPath = new Map(hooks.map((h) => [h.path, h.json]));
+      expect([...byPath.keys()].sort()).toEqual([...expected.keys(), "/cron"].sort());
+      for (const [path, runId] of expected) expect(byPath.get(path), path).toMatchObject({ run_id: runId, status: "success" });
+      expect(byPath.get("/cron")).toMatchObject({ status: "success", metadata: { cron_id: cron.cron_id }, values: { text: "c", reply: "echo: c" } });
+      await settled(store, hooks.map((h) => h.json.run_id as string));
     });
 
     it("sends a failed run's error as {error, message}, for stateless runs too", async () => {
       await client.runs.create(null, "fails", { input: { text: "x" }, webhook: `${receiver.url}/failed` });
       const [hook] = await receiver.waitFor(1);
       expect(hook!.json).toMatchObject({ status: "error", error: { error: "BoomError", message: "boom" } });
+      await settled(store, [hook!.json.run_id as string]);
+    });
+
+    it("sends the webhook of a cancelled run with status interrupted", async () => {
+      const thread = await client.threads.create();
+      const run = await client.runs.create(thread.thread_id, "slow", { input: { ms: 60_000, label: "cut" }, webhook: `${receiver.url}/cancelled` });
+      await eventually("the run to be running", async () => ((await client.runs.get(thread.thread_id, run.run_id)).status === "running" ? true : undefined));
+      await client.runs.cancel(thread.thread_id, run.run_id, true);
+      const [hook] = await receiver.waitFor(1);
+      expect(hook!.json).toMatchObject({ run_id: run.run_id, status: "interrupted", run_ended_at: expect.stringMatching(ISO) });
+      await settled(store, [run.run_id]);
     });
 
     it("retries a receiver that fails twice: three attempts with the same delivery id, counted in /metrics", async () => {
@@ -252,6 +318,35 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
         expect(delivery!.attempts).toBe(2);
       } finally {
         await second.stop();
+      }
+    });
+
+    it("checks the address again at delivery: a pending webhook to localhost, resumed under the default policy, is refused and not retried", async () => {
+      const env = { ...ENV, GANTRY_WEBHOOK_TIMEOUT_MS: "60000" };
+      receiver.script("hang");
+      const permissive = await store.start(CONFIG, env);
+      let runId: string;
+      const before = receiver.received.length;
+      try {
+        const port = new URL(receiver.url).port;
+        const run = await sdkClient(permissive.url).runs.create(null, "echo", { input: { text: "rebound" }, webhook: `http://localhost:${port}/rebound` });
+        runId = run.run_id;
+        await receiver.waitFor(before + 1);
+      } finally {
+        await permissive.stop();
+      }
+
+      const strict = await store.start(DEFAULT_POLICY_CONFIG, env);
+      try {
+        const [delivery] = await eventually("the resumed delivery to be refused", async () => {
+          const rows = await deliveriesOf(store, runId);
+          return rows[0]?.status === "failed" ? rows : undefined;
+        });
+        expect(delivery).toMatchObject({ attempts: 2, last_error: expect.stringMatching(/^refused: localhost resolves to .*loopback.*not retried$/) });
+        expect(receiver.received).toHaveLength(before + 1);
+        expect(await webhookAttempts(strict)).toMatchObject({ delivered: 0, retry: 0, failed: 1 });
+      } finally {
+        await strict.stop();
       }
     });
   });

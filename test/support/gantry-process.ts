@@ -1,5 +1,6 @@
-// Runs `gantry dev` as a real child process, the way a user does, for the end-to-end tests: port 0,
-// JSON logs, a temp data dir unless one is given. Readiness is the "listening" log line, not a sleep.
+// Runs `gantry dev` (or `gantry serve`) as a real child process, the way a user does, for the
+// end-to-end tests: port 0, JSON logs, a temp data dir unless one is given (dev). Readiness is the
+// "listening" log line, not a sleep.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -27,6 +28,13 @@ const GANTRY_ENV = [
   "MOUNT_PREFIX",
   "PORT",
   "GANTRY_CRON_CLOCK_FILE",
+  "REDIS_URL",
+  "REDIS_URI",
+  "REDIS_KEY_PREFIX",
+  "GANTRY_RUN_LEASE_MS",
+  "GANTRY_RUN_HEARTBEAT_MS",
+  "GANTRY_RUN_SWEEP_MS",
+  "GANTRY_QUEUE_POLL_MS",
 ];
 
 export interface GantryOptions {
@@ -37,6 +45,8 @@ export interface GantryOptions {
   env?: Record<string, string>;
   /** Extra CLI arguments after the ones the helper passes. */
   args?: string[];
+  /** `dev` (default) or `serve`, which gets --host 127.0.0.1 and no data dir. */
+  command?: "dev" | "serve";
 }
 
 export interface RunningGantry {
@@ -47,6 +57,8 @@ export interface RunningGantry {
   stop(): Promise<void>;
   /** Everything the process wrote so far, stdout and stderr interleaved. */
   output(): string;
+  /** Sends a signal (SIGKILL for a crash, SIGTERM for a graceful stop) and resolves when the process has exited. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 export interface FailedRun {
@@ -83,10 +95,8 @@ function exited(child: ChildProcess): Promise<void> {
 export async function startGantry(options: GantryOptions): Promise<RunningGantry> {
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "gantry-e2e-")));
-  const child = spawnGantry(
-    ["dev", "--config", resolve(options.config), "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])],
-    options.env,
-  );
+  const place = options.command === "serve" ? ["--host", "127.0.0.1"] : ["--data-dir", dataDir];
+  const child = spawnGantry([options.command ?? "dev", "--config", resolve(options.config), "--port", "0", ...place, ...(options.args ?? [])], options.env);
   let output = "";
   const cleanUp = async () => {
     if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
@@ -135,6 +145,11 @@ export async function startGantry(options: GantryOptions): Promise<RunningGantry
     port: Number(new URL(url).port),
     dataDir,
     output: () => output,
+    async kill(signal) {
+      const done = exited(child);
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await done;
+    },
     stop() {
       stopping ??= (async () => {
         if (child.exitCode === null && child.signalCode === null) {

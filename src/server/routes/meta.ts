@@ -18,18 +18,56 @@ export interface Capabilities {
   store: boolean;
 }
 
-export function healthRoute({ storage }: { storage: Storage }): RouteSpec {
+/** A service the server needs besides its database (Redis under `gantry serve`). */
+export interface HealthProbe {
+  name: string;
+  ping(): Promise<boolean>;
+}
+
+/**
+ * With probes (`gantry serve`) every call asks the database and each probe, and answers 503 with a
+ * detail naming what is unreachable, so a load balancer takes the replica out until it reconnects.
+ * Without (`gantry dev`) only check_db=1 asks the database, and a failure answers 500.
+ */
+export async function healthResponse(
+  storage: Storage,
+  probes: HealthProbe[],
+  checkDb: boolean,
+): Promise<{ body: Record<string, unknown>; status: 200 | 500 | 503 }> {
+  if (!checkDb && probes.length === 0) return { body: { ok: true }, status: 200 };
+  const checks = [{ name: "database", ping: () => storage.ping() }, ...probes];
+  const results = await Promise.all(checks.map(async (probe) => [probe.name, await withinDeadline(probe.ping())] as const));
+  const services = Object.fromEntries(results.map(([name, up]) => [name, up ? "ok" : "unreachable"]));
+  const down = results.filter(([, up]) => !up).map(([name]) => name);
+  if (down.length === 0) return { body: { ok: true, services }, status: 200 };
+  if (probes.length === 0) return { body: { ok: false, services }, status: 500 };
+  return { body: { ok: false, detail: `Unhealthy: cannot reach ${down.join(" and ")}`, services }, status: 503 };
+}
+
+// A service that neither answers nor refuses (a network partition) counts as down, not as a hang.
+const PROBE_DEADLINE_MS = 3_000;
+
+async function withinDeadline(ping: Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<boolean>((done) => (timer = setTimeout(() => done(false), PROBE_DEADLINE_MS)));
+  try {
+    return await Promise.race([ping.catch(() => false), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function healthRoute({ storage, probes = [] }: { storage: Storage; probes?: HealthProbe[] }): RouteSpec {
   return route({
     method: "get",
     path: "/ok",
     tag: TAG,
-    summary: "Health check; with check_db=1 the database is asked too",
+    summary: "Health check; with check_db=1 the database is asked too (always, under gantry serve, with Redis)",
     query: z.object({ check_db: optional(queryBool) }).strict(),
-    responses: { 200: "Healthy", 500: "The database cannot be reached" },
+    responses: { 200: "Healthy", 500: "The database cannot be reached", 503: "gantry serve: the database or Redis cannot be reached" },
     handler: async (c, { query }) => {
-      if (!query.check_db) return c.json({ ok: true });
-      const db = await storage.ping().catch(() => false);
-      return c.json(db ? { ok: true, services: { database: "ok" } } : { ok: false, services: { database: "unreachable" } }, db ? 200 : 500);
+      const { body, status } = await healthResponse(storage, probes, query.check_db === true || probes.length > 0);
+      return c.json(body, status);
     },
   });
 }

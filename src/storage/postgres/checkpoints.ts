@@ -5,6 +5,7 @@ import pg from "pg";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { StartupError } from "../../errors.js";
 import type { CheckpointStore } from "../checkpoint-ports.js";
+import { fencedSaver } from "../fenced-saver.js";
 import { MIGRATION_LOCK_CLASS } from "./migrate.js";
 import { isLockTimeout } from "./pg-errors.js";
 import { run as query, transaction } from "./sql-helpers.js";
@@ -64,7 +65,7 @@ async function setUpUnderLock(options: PostgresCheckpointOptions): Promise<void>
 // their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
 // the latest), and the comparisons below use the same columns with the same collation.
 function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
-  const saver = new PostgresSaver(pool, undefined, { schema });
+  const { saver, fence } = fencedSaver(new PostgresSaver(pool, undefined, { schema }));
 
   async function deleteThread(threadId: string): Promise<void> {
     await transaction(pool, async (client) => {
@@ -96,6 +97,7 @@ function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
 
   return {
     saver,
+    fenceRun: fence,
     deleteThread,
 
     async copyThread(fromThreadId, toThreadId) {

@@ -28,6 +28,8 @@ export interface MigrateOptions {
   /** Created when missing; the pool's connections must already have it as their search_path. */
   schema?: string;
   lockWaitMs?: number;
+  /** Folder of numbered .sql files; the Agent Server's migrations by default. */
+  dir?: string;
 }
 
 /** Returns the names of the migrations this call applied. */
@@ -38,7 +40,7 @@ export async function migratePostgres(pool: Pool, options: MigrateOptions = {}):
     const schema = options.schema ?? (await currentSchema(client));
     await lockMigrations(client, schema, options.lockWaitMs ?? LOCK_WAIT_MS);
     try {
-      return await applyPending(client, options.schema);
+      return await applyPending(client, options.schema, options.dir ?? MIGRATIONS_DIR);
     } finally {
       await client.query("SELECT pg_advisory_unlock($1, hashtext($2))", [MIGRATION_LOCK_CLASS, schema]);
     }
@@ -74,7 +76,7 @@ async function lockMigrations(client: PoolClient, schema: string, waitMs: number
   }
 }
 
-async function applyPending(client: PoolClient, createSchema: string | undefined): Promise<string[]> {
+async function applyPending(client: PoolClient, createSchema: string | undefined, dir: string): Promise<string[]> {
   // Schema and bookkeeping table are created under the lock: concurrent CREATE ... IF NOT EXISTS
   // can still fail on a duplicate catalog entry.
   if (createSchema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${checkSchemaName(createSchema)}`);
@@ -86,7 +88,7 @@ async function applyPending(client: PoolClient, createSchema: string | undefined
   const { rows } = await client.query<{ version: number }>("SELECT version FROM gantry_migrations");
   const done = new Set(rows.map((r) => r.version));
   const applied: string[] = [];
-  for (const migration of readMigrations(MIGRATIONS_DIR)) {
+  for (const migration of readMigrations(dir)) {
     if (done.has(migration.version)) continue;
     await client.query("BEGIN");
     try {

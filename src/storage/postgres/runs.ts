@@ -317,6 +317,17 @@ export function postgresRuns(pool: Pool): RunRepo {
       });
     },
 
+    async release(runId, workerId, now) {
+      // The thread stays busy: its run is pending again, and claims skip nothing on its account.
+      const result = await query(
+        pool,
+        `UPDATE runs SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = $3, updated_at = $3
+         WHERE run_id = $1 AND status = 'running' AND lease_owner = $2`,
+        [runId, workerId, now],
+      );
+      return result.rowCount === 1;
+    },
+
     async cancel(target, action) {
       return transaction(pool, async (client) => {
         const now = new Date();

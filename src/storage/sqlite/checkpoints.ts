@@ -4,6 +4,7 @@
 import type Database from "better-sqlite3";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { CheckpointStore } from "../checkpoint-ports.js";
+import { fencedSaver } from "../fenced-saver.js";
 import { statementCache } from "./sql-helpers.js";
 
 /**
@@ -34,7 +35,7 @@ function withCachedStatements(db: Database.Database): Database.Database {
 // their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
 // the latest), and so does every comparison below.
 export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
-  const saver = new EagerSqliteSaver(db);
+  const { saver, fence } = fencedSaver(new EagerSqliteSaver(db));
   const sql = statementCache(db);
 
   const deleteAfter = db.transaction((threadId: string, checkpointId: string) => {
@@ -67,6 +68,7 @@ export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
 
   return {
     saver,
+    fenceRun: fence,
     async deleteThread(threadId) {
       deleteThread.immediate(threadId);
     },

@@ -20,15 +20,15 @@ export function readMigrations(dir: string): MigrationFile[] {
     .map((f) => ({ version: Number(f.slice(0, 4)), name: f.replace(/\.sql$/, ""), sql: readFileSync(dir + f, "utf8") }));
 }
 
-/** Returns the names of the migrations this call applied. */
-export function migrateSqlite(db: Database.Database): string[] {
+/** Returns the names of the migrations this call applied. `dir` defaults to the Agent Server's migrations. */
+export function migrateSqlite(db: Database.Database, dir: string = MIGRATIONS_DIR): string[] {
   db.exec(`CREATE TABLE IF NOT EXISTS gantry_migrations (
     version INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
     applied_at TEXT NOT NULL
   )`);
   const applied: string[] = [];
-  for (const migration of readMigrations(MIGRATIONS_DIR)) {
+  for (const migration of readMigrations(dir)) {
     const apply = db.transaction(() => {
       const done = db.prepare("SELECT 1 FROM gantry_migrations WHERE version = ?").get(migration.version);
       if (done) return false;

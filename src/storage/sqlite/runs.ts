@@ -269,6 +269,13 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     async cancel(target, action) {
       return cancel.immediate(target, action);
     },
+    async release(runId, workerId, now) {
+      const stamp = now.toISOString();
+      const result = sql(
+        "UPDATE runs SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = ?, updated_at = ? WHERE run_id = ? AND status = 'running' AND lease_owner = ?",
+      ).run(stamp, stamp, runId, workerId);
+      return result.changes === 1;
+    },
     async recoverExpired(now, maxAttempts, expiredBefore) {
       return recoverExpired.immediate(now, maxAttempts, expiredBefore ?? now);
     },

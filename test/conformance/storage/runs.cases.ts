@@ -491,6 +491,20 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect(await s.runs.finish(run.run_id, WORKER, success)).toBe(true);
   });
 
+  fresh("hands a running run back to the queue for another worker, only from the worker holding it", async (s) => {
+    const threadId = await thread(s);
+    const run = await enqueue(s, newRun(threadId));
+    const now = Date.now();
+    await s.runs.claim("stopping-worker", LEASE_MS, new Date(now));
+
+    expect(await s.runs.release(run.run_id, "someone-else", new Date(now + 1))).toBe(false);
+    expect(await s.runs.release(run.run_id, "stopping-worker", new Date(now + 1))).toBe(true);
+    expect(await statusOf(s, run.run_id)).toBe("pending");
+    expect(await threadStatus(s, threadId)).toBe("busy");
+    expect(await s.runs.release(run.run_id, "stopping-worker", new Date(now + 2))).toBe(false);
+    expect(await s.runs.claim(WORKER, LEASE_MS, new Date(now + 3))).toMatchObject({ run_id: run.run_id, attempt: 2 });
+  });
+
   fresh("takes back a lease that has not run out when told to, and makes the run claimable at once", async (s) => {
     const threadId = await thread(s);
     const run = await enqueue(s, newRun(threadId));

@@ -1,0 +1,261 @@
+// Everything `gantry dev` and `gantry serve` both start: storage, graphs, domain services, the queue
+// worker, the cron scheduler, webhook delivery, sweepers and the HTTP app, composed for one role.
+// What differs between the two commands (event log and bus in process or in Redis, boot recovery,
+// shutdown hand-off, health probes) comes in as `ServerInfra`.
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import type { AddressInfo } from "node:net";
+import { applyProjectEnv, type ServeRole, type ServerConfig } from "../config/server-config.js";
+import { parseImportString } from "../config/langgraph-config.js";
+import { assistantService, ensureSystemAssistants } from "../domain/assistants.js";
+import { cronService } from "../domain/crons.js";
+import { headerFilter } from "../domain/configurable-headers.js";
+import { runService } from "../domain/runs.js";
+import { storeService } from "../domain/store.js";
+import { threadStateService } from "../domain/thread-state.js";
+import { threadService } from "../domain/threads.js";
+import type { MessageBus } from "../events/event-bus.js";
+import { bestEffortWrites } from "../events/best-effort-log.js";
+import type { RunEventLog } from "../events/run-event-log.js";
+import { publishCancels, publishWake } from "../queue/run-signals.js";
+import { Worker } from "../queue/worker.js";
+import { fileClock, systemClock } from "../scheduler/clock.js";
+import { CronScheduler } from "../scheduler/cron-scheduler.js";
+import { StartupError } from "../errors.js";
+import type { Logger } from "../logging.js";
+import { loadGraphRegistry } from "../runtime/graph-registry.js";
+import { GraphStore } from "../runtime/graph-store.js";
+import { importExport } from "../runtime/load-module.js";
+import { loadStoreIndex } from "../runtime/store-embedder.js";
+import { createApp, type AppDeps, type HealthProbe } from "../server/app.js";
+import { healthResponse } from "../server/routes/meta.js";
+import { openStorage } from "../storage/open-storage.js";
+import type { Storage } from "../storage/ports.js";
+import { startStoreTtlSweeper } from "../sweepers/store-ttl.js";
+import { startThreadTtlSweeper } from "../sweepers/thread-ttl.js";
+import { WebhookDeliveryLoop } from "../webhooks/delivery-loop.js";
+import { createWebhookMetrics } from "../webhooks/delivery-metrics.js";
+import { resolveHost } from "../webhooks/resolve-host.js";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  config: ServerConfig;
+  close(): Promise<void>;
+}
+
+export interface ServerInfra {
+  /** Which parts run: the HTTP API, the queue worker (with scheduler, webhook delivery, sweepers), or both. */
+  role: ServeRole;
+  /** Names this process's leases, webhook claims and logs; unique among replicas. */
+  workerId: string;
+  events: RunEventLog;
+  bus: MessageBus;
+  /**
+   * `gantry dev`: alone on its database, so every lease at boot is from a process that stopped,
+   * even one that has not run out yet, and is taken back at once.
+   */
+  aloneOnDatabase: boolean;
+  /** At shutdown, runs still running after the grace period go back to the queue (another replica resumes them) instead of being interrupted. */
+  handOffOnShutdown: boolean;
+  /** See WorkerOptions: one sweeper at a time across replicas. */
+  sweepLock?: () => Promise<boolean>;
+  /** Services besides the database that /ok checks (Redis). */
+  probes?: HealthProbe[];
+  /** Releases what the infra holds (Redis connections), after everything else stopped. */
+  close(): Promise<void>;
+}
+
+export async function startAgentServer(config: ServerConfig, logger: Logger, infra: ServerInfra): Promise<RunningServer> {
+  const { role, bus } = infra;
+  const events = bestEffortWrites(infra.events, logger);
+  const runsWorker = role !== "api";
+  const servesApi = role !== "worker";
+  applyProjectEnv(config.project);
+
+  const graphs = await loadGraphRegistry(config.project.graphs);
+  const userApp = config.project.http.app ? await loadUserApp(config.project.root, config.project.http.app) : undefined;
+  const storeConfig = config.project.raw.store;
+  const storeIndex = storeConfig?.index ? await loadStoreIndex(config.project.root, storeConfig.index) : undefined;
+  const { storage, migrated, location } = await openStorage(config);
+  logger.info("storage ready", { backend: storage.backend, location, migrated });
+
+  const assistants = assistantService({ assistants: storage.assistants, threads: storage.threads, graphs });
+  const state = threadStateService({ threads: storage.threads, graphs, checkpoints: storage.checkpoints });
+  const threads = threadService({ threads: storage.threads, ttl: config.threadTtl, checkpoints: storage.checkpoints, state });
+  const store = storeService({
+    store: storage.store,
+    settings: {
+      refreshOnRead: storeConfig?.ttl?.refresh_on_read ?? true,
+      ...(storeConfig?.ttl?.default_ttl !== undefined ? { defaultTtl: storeConfig.ttl.default_ttl } : {}),
+      ...(storeIndex ? { index: storeIndex } : {}),
+    },
+  });
+  const created = await ensureSystemAssistants(storage.assistants, graphs);
+  logger.info("graphs loaded", { graphs: graphs.ids(), system_assistants_created: created });
+
+  const webhookMetrics = createWebhookMetrics();
+  let selfUrl = "";
+  const deliveries =
+    config.webhooks.enabled && runsWorker
+      ? new WebhookDeliveryLoop({ outbox: storage.webhooks, log: logger, metrics: webhookMetrics }, config.webhooks, { owner: infra.workerId, selfUrl: () => selfUrl })
+      : undefined;
+  const worker = runsWorker
+    ? new Worker(
+        {
+          storage,
+          store: new GraphStore(store),
+          graphs,
+          events,
+          bus,
+          log: logger,
+          ...(deliveries ? { webhooks: { recorded: () => deliveries.wake() } } : {}),
+          ...(infra.sweepLock ? { sweepLock: infra.sweepLock } : {}),
+        },
+        { workerId: infra.workerId, ...config.queue },
+      )
+    : undefined;
+  if (infra.aloneOnDatabase) {
+    await worker?.recover(new Date(Date.now() + config.queue.leaseMs));
+    await deliveries?.recover(new Date(Date.now() + config.webhooks.timeoutMs + 60_000));
+  }
+  const runs = runService({
+    runs: storage.runs,
+    checkpoints: storage.checkpoints,
+    threads: storage.threads,
+    assistants,
+    graphs,
+    webhookPolicy: config.webhooks.policy,
+    webhooksDisabled: !config.webhooks.enabled,
+    resolveHost,
+    configurableHeaders: headerFilter(config.project.http.configurable_headers),
+    signals: {
+      created: async (run) => {
+        await events.open(run.run_id, { resumable: true });
+        // A lost wake-up costs one poll: never fail a run creation over it.
+        await publishWake(bus).catch((err: unknown) => logger.warn("publishing a wake-up failed; workers will poll", { err: (err as Error).message }));
+      },
+      cancelRequested: (runIds, action) => {
+        // Whichever replica runs it hears this; a lost message is caught by the next heartbeat.
+        publishCancels(bus, runIds, action).catch((err: unknown) => logger.warn("publishing a cancel failed; the worker's heartbeat will see it", { err }));
+      },
+      stopped: async (runIds) => {
+        for (const runId of runIds) await events.end(runId);
+      },
+    },
+  });
+  await worker?.start();
+
+  const cronClock = config.cron.clockFile ? fileClock(config.cron.clockFile) : systemClock;
+  const crons = cronService({
+    crons: storage.crons,
+    threads: storage.threads,
+    assistants,
+    runs,
+    graphs,
+    clock: cronClock,
+  });
+  // SQLite runs every statement synchronously on one connection, so firing several at once only
+  // interleaves them; on PostgreSQL eight at once fired 500 due crons 2.5 times faster (bench/crons.ts).
+  const fireConcurrency = storage.backend === "sqlite" ? 1 : 8;
+  const scheduler = runsWorker
+    ? new CronScheduler({ crons: storage.crons, fire: crons.fire, clock: cronClock, log: logger }, { pollMs: config.cron.pollMs, batch: 100, concurrency: fireConcurrency })
+    : undefined;
+  scheduler?.start();
+  if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
+
+  const deps: AppDeps = {
+    config,
+    storage,
+    graphs,
+    assistants,
+    threads,
+    state,
+    runs,
+    crons,
+    store,
+    events,
+    log: logger,
+    metricsSources: [webhookMetrics],
+    ...(infra.probes ? { probes: infra.probes } : {}),
+    ...(userApp ? { userApp } : {}),
+  };
+  const app = servesApi ? createApp(deps).app : healthOnlyApp(storage, infra.probes ?? [], config.mountPrefix);
+  const sweeper = runsWorker
+    ? startThreadTtlSweeper({
+        threads,
+        intervalMs: config.threadTtl.sweepIntervalMinutes * 60_000,
+        limit: config.threadTtl.sweepLimit,
+        log: logger,
+      })
+    : undefined;
+
+  const storeSweepMinutes = storeConfig?.ttl?.sweep_interval_minutes;
+  const storeSweeper = storeSweepMinutes === undefined || !runsWorker ? undefined : startStoreTtlSweeper({ store, intervalMs: storeSweepMinutes * 60_000, log: logger });
+
+  const server = await new Promise<ReturnType<typeof serve>>((resolveListen, rejectListen) => {
+    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolveListen(s));
+    s.once("error", (err: NodeJS.ErrnoException) =>
+      rejectListen(
+        new StartupError(
+          err.code === "EADDRINUSE"
+            ? `Port ${config.port} on ${config.host} is already in use. Stop the other server or pass --port.`
+            : `Cannot listen on ${config.host}:${config.port}: ${err.message}`,
+        ),
+      ),
+    );
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}${config.mountPrefix}`;
+  selfUrl = url;
+  deliveries?.start();
+  logger.info("listening", { url, role, worker_id: infra.workerId, ...(servesApi ? { docs: `${url}/docs` } : {}) });
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    port,
+    config,
+    close() {
+      closing ??= (async () => {
+        // No new connections from here on: a load balancer sends new requests to other replicas,
+        // while requests under way (and open streams) continue through the grace period.
+        const closed = new Promise<void>((done) => server.close(() => done()));
+        await scheduler?.stop();
+        await sweeper?.stop();
+        await storeSweeper?.stop();
+        await worker?.stop({ graceMs: config.queue.shutdownGraceMs, handOff: infra.handOffOnShutdown });
+        // After the worker: runs finishing during the grace period still record their webhooks.
+        await deliveries?.stop();
+        // Open streams would hold close() forever; their clients reconnect elsewhere (Location).
+        (server as import("node:http").Server).closeAllConnections();
+        await closed;
+        await infra.close();
+        await storage.close();
+        logger.info("stopped");
+      })();
+      return closing;
+    },
+  };
+}
+
+/** `--role worker`: no API, only /ok for the orchestrator's health checks. */
+function healthOnlyApp(storage: Storage, probes: HealthProbe[], prefix: string): Hono {
+  const app = new Hono();
+  app.get(`${prefix}/ok`, async (c) => {
+    const { body, status } = await healthResponse(storage, probes, true);
+    return c.json(body, status);
+  });
+  app.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path}: this process runs with --role worker (only /ok)` }, 404));
+  return app;
+}
+
+async function loadUserApp(root: string, spec: string): Promise<NonNullable<AppDeps["userApp"]>> {
+  const target = parseImportString(root, spec);
+  const exported = await importExport(target, "http.app");
+  if (!exported || typeof (exported as { fetch?: unknown }).fetch !== "function") {
+    throw new StartupError(`http.app: '${target.exportName}' exported from ${target.file} is not a Hono app (it has no fetch method).`);
+  }
+  const app = exported as NonNullable<AppDeps["userApp"]>;
+  return { fetch: (request) => app.fetch(request) };
+}

@@ -1,0 +1,189 @@
+// `gantry control-plane`: the /v2/deployments API, the reconciler and the router in one process,
+// state in an embedded SQLite file. `gantry control-plane keys create` mints an API key.
+import { serve } from "@hono/node-server";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { loadControlPlaneConfig, parseMasterKey, type ControlPlaneConfig, type ControlPlaneFlags } from "../config/control-plane-config.js";
+import { createControlPlaneApp } from "../control-plane/api/app.js";
+import { apiKeyCheck, appendKeyHash, hashApiKey, newApiKey, readKeysFile } from "../control-plane/api-keys.js";
+import { Builder } from "../control-plane/builder/builder.js";
+import { deploymentService } from "../control-plane/deployments.js";
+import { ProcessDriver } from "../control-plane/drivers/process-driver.js";
+import { Reconciler } from "../control-plane/reconciler/loop.js";
+import { secretsCipher } from "../control-plane/secrets-cipher.js";
+import { openPostgresControlPlaneStore } from "../control-plane/storage/postgres/store.js";
+import { openSqliteControlPlaneStore } from "../control-plane/storage/sqlite/store.js";
+import { StartupError } from "../errors.js";
+import { createLogger, type Logger } from "../logging.js";
+
+export const CONTROL_PLANE_USAGE = `Usage: gantry control-plane [options]
+       gantry control-plane keys create [--data-dir <dir>] [--name <label>]
+
+Serves the /v2/deployments API, builds git repositories into Agent Servers and routes
+/deployments/{id}/... to the live revision of each. State is a SQLite file in the data dir, or
+PostgreSQL (schema gantry_control_plane) when DATABASE_URL is set.
+
+Options:
+  --port <n>          port to listen on (default: 8124)
+  --host <addr>       address to bind (default: 127.0.0.1)
+  --data-dir <dir>    state, builds and deployed servers' data (default: ./.gantry-control-plane)
+  --dev               keep a generated secrets key in the data dir, and accept calls without an
+                      API key while none is configured (never in production)
+
+Environment:
+  GANTRY_SECRETS_KEY          32 random bytes (base64 or hex) that encrypt deployment secrets; required without --dev
+  GANTRY_API_KEYS             comma-separated API keys accepted in X-Api-Key (hashed at start-up)
+  GANTRY_API_KEYS_FILE        file of key hashes written by 'keys create' (default: <data-dir>/api-keys)
+  GANTRY_CONTROL_PLANE_URL    public URL of this control plane, used in deployment URLs
+  DATABASE_URL                PostgreSQL for the control plane's state (GANTRY_CONTROL_PLANE_SCHEMA, default gantry_control_plane)
+  GANTRY_BUILD_ON_PUSH_INTERVAL_MS, GANTRY_HEALTH_TIMEOUT_MS, GANTRY_DRAIN_TIMEOUT_MS,
+  GANTRY_RECONCILE_INTERVAL_MS, LOG_LEVEL, LOG_JSON`;
+
+export interface RunningControlPlane {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function runControlPlaneCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      port: { type: "string", short: "p" },
+      host: { type: "string" },
+      "data-dir": { type: "string" },
+      dev: { type: "boolean" },
+      name: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.log(CONTROL_PLANE_USAGE);
+    return 0;
+  }
+  if (positionals[0] === "keys") {
+    if (positionals[1] !== "create") {
+      console.error(`Unknown keys command '${positionals[1] ?? ""}'.\n\n${CONTROL_PLANE_USAGE}`);
+      return 2;
+    }
+    // Only the data dir matters here; the secrets key is not needed to mint an API key.
+    const config = loadControlPlaneConfig({ ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}), dev: true });
+    const key = newApiKey();
+    appendKeyHash(config.keysFile, key, (values.name ?? "key").replace(/\s+/g, " "));
+    console.log(key);
+    console.error(`Saved its hash to ${config.keysFile}. The key is shown only this once; a running control plane reads new keys when it restarts.`);
+    return 0;
+  }
+  if (positionals.length > 0) {
+    console.error(`Unknown argument '${positionals[0]}'.\n\n${CONTROL_PLANE_USAGE}`);
+    return 2;
+  }
+  const server = await startControlPlane({
+    ...(values.port !== undefined ? { port: values.port } : {}),
+    ...(values.host !== undefined ? { host: values.host } : {}),
+    ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}),
+    ...(values.dev ? { dev: true } : {}),
+  });
+  await new Promise<void>((resolveStop) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      server.close().then(resolveStop, resolveStop);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  return 0;
+}
+
+export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger): Promise<RunningControlPlane> {
+  const config = loadControlPlaneConfig(flags);
+  const logger = log ?? createLogger(config.log);
+  mkdirSync(config.dataDir, { recursive: true });
+  const masterKey = config.masterKey ?? devMasterKey(config, logger);
+  const keys = apiKeyCheck(loadKeyHashes(config));
+  if (!keys.configured) {
+    if (!config.dev) {
+      throw new StartupError(
+        `No API key is configured: set GANTRY_API_KEYS or run 'gantry control-plane keys create --data-dir ${config.dataDir}' (or pass --dev to accept calls without a key).`,
+      );
+    }
+    logger.warn("no API key configured: --dev accepts every call without one");
+  }
+
+  const store = config.databaseUrl ? await openPostgresControlPlaneStore(config.databaseUrl, config.databaseSchema) : openSqliteControlPlaneStore(config.sqliteFile);
+  logger.info("storage ready", {
+    backend: config.databaseUrl ? "postgres" : "sqlite",
+    location: config.databaseUrl ? `schema ${config.databaseSchema}` : config.sqliteFile,
+    migrated: store.migrated,
+  });
+  const cipher = secretsCipher(masterKey);
+  let wake = () => {};
+  const deployments = deploymentService({ store, cipher, changed: () => wake() });
+  const driver = new ProcessDriver({
+    deploymentsDir: join(config.dataDir, "deployments"),
+    healthTimeoutMs: config.reconciler.healthTimeoutMs,
+    drainMs: config.reconciler.drainMs,
+    log: logger,
+  });
+  const builder = new Builder({ buildsDir: join(config.dataDir, "builds"), stepTimeoutMs: 15 * 60_000 });
+  const reconciler = new Reconciler(
+    { store, deployments, cipher, builder, driver, childEnv: config.childEnv, log: logger },
+    { tickMs: config.reconciler.tickMs, pushPollMs: config.reconciler.pushPollMs },
+  );
+  wake = () => reconciler.wake();
+  await reconciler.start();
+
+  const app = createControlPlaneApp({ deployments, store, driver, keys, checkPush: (id) => reconciler.checkPushNow(id), log: logger, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
+  const server = await new Promise<ReturnType<typeof serve>>((resolveListen, rejectListen) => {
+    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolveListen(s));
+    s.once("error", (err: NodeJS.ErrnoException) =>
+      rejectListen(
+        new StartupError(
+          err.code === "EADDRINUSE"
+            ? `Port ${config.port} on ${config.host} is already in use. Stop the other server or pass --port.`
+            : `Cannot listen on ${config.host}:${config.port}: ${err.message}`,
+        ),
+      ),
+    );
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  logger.info("listening", { url });
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    close() {
+      closing ??= (async () => {
+        await reconciler.stop();
+        (server as import("node:http").Server).closeAllConnections();
+        await new Promise<void>((done) => server.close(() => done()));
+        await driver.close();
+        await store.close();
+        logger.info("stopped");
+      })();
+      return closing;
+    },
+  };
+}
+
+function loadKeyHashes(config: ControlPlaneConfig): Buffer[] {
+  try {
+    return [...config.envApiKeys.map(hashApiKey), ...readKeysFile(config.keysFile)];
+  } catch (err) {
+    throw new StartupError(`The API keys file cannot be read: ${(err as Error).message}`);
+  }
+}
+
+/** --dev only: a key generated once and kept (mode 0600) in the data dir, so secrets survive restarts. */
+function devMasterKey(config: ControlPlaneConfig, log: Logger): Buffer {
+  const file = join(config.dataDir, "dev-secrets-key");
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString("base64"), { mode: 0o600 });
+  log.warn("secrets are encrypted with a key kept in the data dir (--dev); set GANTRY_SECRETS_KEY in production", { file });
+  return parseMasterKey(readFileSync(file, "utf8"));
+}

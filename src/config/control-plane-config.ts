@@ -1,0 +1,145 @@
+// Environment variables and flags of `gantry control-plane` -> one frozen ControlPlaneConfig.
+// The master key and API keys are read here once; nothing else in the control plane reads process.env.
+import { resolve, join } from "node:path";
+import { z } from "zod";
+import { StartupError } from "../errors.js";
+import type { LogLevel } from "../logging.js";
+
+export interface ControlPlaneFlags {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  /** Explicit dev mode: a master key kept in the data dir, and no API key needed when none is configured. */
+  dev?: boolean;
+}
+
+export interface ControlPlaneConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  sqliteFile: string;
+  /** PostgreSQL for the control plane's own state (schema gantry_control_plane), instead of the SQLite file. */
+  databaseUrl?: string;
+  /** The PostgreSQL schema holding the control plane's tables. */
+  databaseSchema: string;
+  /** Where hashes of keys made by `gantry control-plane keys create` are kept. */
+  keysFile: string;
+  /** Plain keys from GANTRY_API_KEYS; hashed at start-up and then dropped. */
+  envApiKeys: string[];
+  /** 32-byte AES-256-GCM key for secrets, or undefined in dev mode (a key file in the data dir is used). */
+  masterKey?: Buffer;
+  dev: boolean;
+  /** The address users reach this control plane at; deployment URLs are built from it. */
+  publicUrl?: string;
+  log: { level: LogLevel; json: boolean };
+  reconciler: ReconcilerConfig;
+  /** What builds and deployed servers start from: this environment minus the control plane's own settings and keys. */
+  childEnv: NodeJS.ProcessEnv;
+}
+
+export interface ReconcilerConfig {
+  /** How often the reconciler re-plans every deployment even when nothing woke it. */
+  tickMs: number;
+  /** How often `build_on_push` deployments ask the remote for their ref's commit. */
+  pushPollMs: number;
+  /** A new revision that does not answer GET /ok within this time is DEPLOY_FAILED. */
+  healthTimeoutMs: number;
+  /** How long a replaced revision may finish its in-flight requests before it is stopped. */
+  drainMs: number;
+}
+
+const EnvSchema = z.object({
+  DATABASE_URL: z.string().min(1).optional(),
+  GANTRY_CONTROL_PLANE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/, "must be lower-case letters, digits and underscores").default("gantry_control_plane"),
+  GANTRY_SECRETS_KEY: z.string().min(1).optional(),
+  GANTRY_API_KEYS: z.string().optional(),
+  GANTRY_API_KEYS_FILE: z.string().min(1).optional(),
+  GANTRY_CONTROL_PLANE_URL: z.string().url().optional(),
+  GANTRY_RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
+  // A local control plane polls a git remote cheaply; 30 s keeps a hosted remote well under any rate limit.
+  GANTRY_BUILD_ON_PUSH_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
+  GANTRY_HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  GANTRY_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  LOG_LEVEL: z
+    .string()
+    .transform((s) => s.toLowerCase())
+    .pipe(z.enum(["debug", "info", "warn", "error"]))
+    .default("info"),
+  LOG_JSON: z.enum(["true", "false", "1", "0"]).optional(),
+});
+
+export function loadControlPlaneConfig(
+  flags: ControlPlaneFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  isTty = Boolean(process.stdout.isTTY),
+): ControlPlaneConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new StartupError(`Environment variable ${issue.path.join(".")} is invalid: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const dev = flags.dev ?? false;
+  const masterKey = e.GANTRY_SECRETS_KEY !== undefined ? parseMasterKey(e.GANTRY_SECRETS_KEY) : undefined;
+  if (!masterKey && !dev) {
+    throw new StartupError(
+      "GANTRY_SECRETS_KEY is not set: deployment secrets are encrypted with it. Set it to 32 random bytes in base64 " +
+        "(openssl rand -base64 32), or pass --dev to keep a generated key in the data dir (not for production).",
+    );
+  }
+  const dataDir = resolve(flags.dataDir ?? ".gantry-control-plane");
+  return Object.freeze({
+    host: flags.host ?? "127.0.0.1",
+    port: flags.port !== undefined ? parsePort(flags.port) : 8124,
+    dataDir,
+    sqliteFile: join(dataDir, "control-plane.sqlite"),
+    ...(e.DATABASE_URL ? { databaseUrl: e.DATABASE_URL } : {}),
+    databaseSchema: e.GANTRY_CONTROL_PLANE_SCHEMA,
+    keysFile: resolve(e.GANTRY_API_KEYS_FILE ?? join(dataDir, "api-keys")),
+    envApiKeys: (e.GANTRY_API_KEYS ?? "").split(",").map((k) => k.trim()).filter(Boolean),
+    ...(masterKey ? { masterKey } : {}),
+    dev,
+    ...(e.GANTRY_CONTROL_PLANE_URL ? { publicUrl: e.GANTRY_CONTROL_PLANE_URL.replace(/\/+$/, "") } : {}),
+    log: { level: e.LOG_LEVEL, json: e.LOG_JSON !== undefined ? e.LOG_JSON === "true" || e.LOG_JSON === "1" : !isTty },
+    reconciler: {
+      tickMs: e.GANTRY_RECONCILE_INTERVAL_MS,
+      pushPollMs: e.GANTRY_BUILD_ON_PUSH_INTERVAL_MS,
+      healthTimeoutMs: e.GANTRY_HEALTH_TIMEOUT_MS,
+      drainMs: e.GANTRY_DRAIN_TIMEOUT_MS,
+    },
+    childEnv: childEnvOf(env),
+  });
+}
+
+/** The control plane's own settings (keys among them); a deployment can neither inherit nor set them. */
+export const CONTROL_PLANE_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape).filter((k) => k.startsWith("GANTRY_"));
+
+/** Variables of the control plane itself that a deployment must never see or inherit. */
+const NOT_FOR_CHILDREN = ["DATABASE_URL", "DATABASE_URI", "POSTGRES_URI", "REDIS_URL", "REDIS_URI", "PORT", "MOUNT_PREFIX", "LOG_JSON", "LOG_LEVEL"];
+
+function childEnvOf(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (CONTROL_PLANE_VARIABLES.includes(key) || NOT_FOR_CHILDREN.includes(key)) continue;
+    out[key] = value;
+  }
+  return Object.freeze(out);
+}
+
+/** 32 bytes, given as base64 (44 characters) or hex (64 characters). */
+export function parseMasterKey(text: string): Buffer {
+  const trimmed = text.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, "hex") : Buffer.from(trimmed, "base64");
+  if (key.length !== 32) {
+    throw new StartupError(`GANTRY_SECRETS_KEY must be 32 bytes in base64 or hex (openssl rand -base64 32); it decodes to ${key.length} bytes`);
+  }
+  return key;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new StartupError(`--port must be a whole number from 0 to 65535, got '${value}'`);
+  }
+  return port;
+}

@@ -1,0 +1,177 @@
+// /v2/deployments and its revisions (spec §3): parse, call the deployment service, shape the answer.
+import type { Context } from "hono";
+import { GantryError, ValidationFailure } from "../../errors.js";
+import { isUuid } from "../../ids.js";
+import { route, type RouteSpec } from "../../server/route.js";
+import type { DeploymentService, Tenant } from "../deployments.js";
+import { DeleteQuery, DeploymentCreateBody, DeploymentListQuery, DeploymentPatchBody, LogsQuery, RevisionListQuery } from "./schemas.js";
+import { deploymentWire, logWire, revisionWire } from "./wire.js";
+
+const TAG = "Deployments (v2)";
+
+function pathUuid(c: Context, name: string): string {
+  const value = c.req.param(name) ?? "";
+  if (!isUuid(value)) throw new ValidationFailure([{ loc: ["path", name], msg: "Input should be a valid UUID", type: "uuid_parsing" }]);
+  return value.toLowerCase();
+}
+
+/** X-Tenant-Id scopes a request to one tenant; without it the key acts across all of them. */
+export function tenantOf(c: Context): Tenant {
+  const value = c.req.header("x-tenant-id");
+  if (value === undefined || value === "") return undefined;
+  if (!isUuid(value)) throw new ValidationFailure([{ loc: ["header", "X-Tenant-Id"], msg: "Input should be a valid UUID", type: "uuid_parsing" }]);
+  return value.toLowerCase();
+}
+
+export interface RouteDeps {
+  deployments: DeploymentService;
+  baseUrl: (c: Context) => string;
+  /** Asks the remote for the ref's commit now; true when that made a revision. */
+  checkPush: (deploymentId: string) => Promise<boolean>;
+}
+
+export function deploymentRoutes({ deployments, baseUrl, checkPush }: RouteDeps): RouteSpec[] {
+  const one = (c: Context) => pathUuid(c, "deployment_id");
+  return [
+    route({
+      method: "get",
+      path: "/v2/deployments",
+      tag: TAG,
+      summary: "List deployments",
+      query: DeploymentListQuery,
+      listQuery: ["deployment_ids"],
+      responses: { 200: "A page of deployments and the offset of the next page", 422: "Invalid query" },
+      handler: async (c, { query }) => {
+        const views = await deployments.list(
+          {
+            limit: query.limit,
+            offset: query.offset,
+            matchesNothing: Boolean(query.tag_value_ids || query.image_version),
+            ...(query.name_contains !== undefined ? { name_contains: query.name_contains } : {}),
+            ...(query.status !== undefined ? { status: query.status } : {}),
+            ...(query.deployment_type !== undefined ? { deployment_type: query.deployment_type } : {}),
+            ...(query.deployment_ids !== undefined ? { deployment_ids: query.deployment_ids.map((s) => s.toLowerCase()) } : {}),
+            ...(query.remote_reconciled !== undefined ? { remote_reconciled: query.remote_reconciled } : {}),
+          },
+          tenantOf(c),
+        );
+        return c.json({ resources: views.map((v) => deploymentWire(v, baseUrl(c))), offset: query.offset + views.length });
+      },
+    }),
+    route({
+      method: "post",
+      path: "/v2/deployments",
+      tag: TAG,
+      summary: "Create a deployment and its first revision",
+      body: DeploymentCreateBody,
+      responses: { 201: "The deployment, with latest_revision_id", 400: "Source configuration error", 409: "Name taken", 422: "Invalid body" },
+      handler: async (c, { body }) => c.json(deploymentWire(await deployments.create(body, tenantOf(c)), baseUrl(c)), 201),
+    }),
+    route({
+      method: "get",
+      path: "/v2/deployments/:deployment_id",
+      tag: TAG,
+      summary: "Get a deployment",
+      responses: { 200: "The deployment", 404: "Unknown deployment", 422: "Invalid id" },
+      handler: async (c) => c.json(deploymentWire(await deployments.get(one(c), tenantOf(c)), baseUrl(c))),
+    }),
+    route({
+      method: "patch",
+      path: "/v2/deployments/:deployment_id",
+      tag: TAG,
+      summary: "Update a deployment; a new ref, config path, secrets or resource spec creates a revision",
+      body: DeploymentPatchBody,
+      responses: { 200: "The deployment", 400: "Immutable field or source error", 404: "Unknown deployment", 422: "Invalid body" },
+      handler: async (c, { body }) => c.json(deploymentWire(await deployments.patch(one(c), body, tenantOf(c)), baseUrl(c))),
+    }),
+    route({
+      method: "delete",
+      path: "/v2/deployments/:deployment_id",
+      tag: TAG,
+      summary: "Delete a deployment: its server is stopped and its data removed",
+      query: DeleteQuery,
+      responses: { 204: "Deleting", 400: "force on a deployment not awaiting delete", 404: "Unknown deployment", 422: "Invalid id" },
+      handler: async (c, { query }) => {
+        await deployments.delete(one(c), tenantOf(c), query.force ?? false);
+        return c.body(null, 204);
+      },
+    }),
+    route({
+      method: "post",
+      path: "/v2/deployments/:deployment_id/push-webhook",
+      tag: TAG,
+      summary: "Check a build_on_push deployment's ref now (call it from a git push hook or CI) instead of waiting for the next poll",
+      bodyOptional: true,
+      responses: { 200: "The deployment; latest_revision_id is new when the ref moved", 400: "build_on_push is off", 404: "Unknown deployment" },
+      handler: async (c) => {
+        const id = one(c);
+        const tenant = tenantOf(c);
+        const { deployment } = await deployments.get(id, tenant);
+        if (!deployment.build_on_push) throw new GantryError("malformed", `Deployment ID ${id} has build_on_push off; PATCH source_config.build_on_push to true first.`);
+        await checkPush(id);
+        return c.json(deploymentWire(await deployments.get(id, tenant), baseUrl(c)));
+      },
+    }),
+    route({
+      method: "get",
+      path: "/v2/deployments/:deployment_id/revisions",
+      tag: TAG,
+      summary: "List a deployment's revisions, newest first",
+      query: RevisionListQuery,
+      listQuery: ["status"],
+      responses: { 200: "A page of revisions", 404: "Unknown deployment", 422: "Invalid query" },
+      handler: async (c, { query }) => {
+        const revisions = await deployments.listRevisions(one(c), tenantOf(c), query.status, query.limit, query.offset);
+        return c.json({ resources: revisions.map(revisionWire), offset: query.offset + revisions.length });
+      },
+    }),
+    route({
+      method: "post",
+      path: "/v2/deployments/:deployment_id/revisions",
+      tag: TAG,
+      summary: "Create a revision (the PATCH fields; a revision is made even when none changes)",
+      body: DeploymentPatchBody,
+      bodyOptional: true,
+      responses: { 201: "The new revision", 400: "Immutable field or source error", 404: "Unknown deployment", 422: "Invalid body" },
+      handler: async (c, { body }) => c.json(revisionWire(await deployments.createRevision(one(c), body, tenantOf(c))), 201),
+    }),
+    route({
+      method: "get",
+      path: "/v2/deployments/:deployment_id/revisions/:revision_id",
+      tag: TAG,
+      summary: "Get a revision",
+      responses: { 200: "The revision", 404: "Unknown deployment or revision", 422: "Invalid id" },
+      handler: async (c) => c.json(revisionWire(await deployments.getRevision(one(c), pathUuid(c, "revision_id"), tenantOf(c)))),
+    }),
+    route({
+      method: "post",
+      path: "/v2/deployments/:deployment_id/revisions/:revision_id/redeploy",
+      tag: TAG,
+      summary: "Deploy a revision again as a new revision (same commit, config and secrets): rollback",
+      responses: { 200: "The deployment", 404: "Unknown deployment or revision", 409: "Deployment being deleted", 422: "Invalid id" },
+      handler: async (c) => c.json(deploymentWire(await deployments.redeploy(one(c), pathUuid(c, "revision_id"), tenantOf(c)), baseUrl(c))),
+    }),
+    route({
+      method: "get",
+      path: "/v2/deployments/:deployment_id/revisions/:revision_id/logs",
+      tag: TAG,
+      summary: "Build or deploy logs of a revision, paged by an opaque cursor",
+      query: LogsQuery,
+      responses: { 200: "Log entries and next_offset", 404: "Unknown deployment or revision", 422: "Invalid query" },
+      handler: async (c, { query }) => {
+        const page = await deployments.logs(one(c), pathUuid(c, "revision_id"), tenantOf(c), {
+          type: query.type,
+          order: query.order,
+          limit: query.limit,
+          ...(query.offset !== undefined ? { offset: query.offset } : {}),
+          ...(query.level !== undefined ? { level: query.level } : {}),
+          ...(query.query !== undefined ? { query: query.query } : {}),
+          ...(query.start_time !== undefined ? { start_time: query.start_time } : {}),
+          ...(query.end_time !== undefined ? { end_time: query.end_time } : {}),
+        });
+        return c.json({ logs: page.logs.map(logWire), next_offset: page.next_offset });
+      },
+    }),
+  ];
+}
+

@@ -1,0 +1,134 @@
+// Turns a revision into a directory an Agent Server can run: resolve the ref, check the commit out,
+// install dependencies, run the build command, import every graph once. Builds are cached by commit
+// (and install/build commands): a second revision of the same commit reuses the directory.
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { checkout, redactUrl, resolveRef } from "./git.js";
+import { runStep, type LineSink } from "./run-command.js";
+
+const CHECK_SCRIPT = fileURLToPath(new URL("./check-graphs.ts", import.meta.url));
+const TSX_LOADER = import.meta.resolve("tsx/esm");
+const BUILT_MARKER = ".gantry-built";
+
+export interface BuildRequest {
+  repo_url: string;
+  repo_ref: string;
+  /** Build this commit instead of resolving the ref (redeploys, build_on_push). */
+  pinned_commit_sha: string | null;
+  langgraph_config_path: string;
+  install_command: string | null;
+  build_command: string | null;
+  /** The environment the graphs import under: the control plane's child env plus the secrets. */
+  env: NodeJS.ProcessEnv;
+}
+
+export type BuildLog = (level: "INFO" | "WARNING" | "ERROR", message: string) => void;
+
+export type BuildOutcome = { ok: true; sha: string; dir: string; configPath: string } | { ok: false; reason: string };
+
+export interface BuilderOptions {
+  buildsDir: string;
+  /** Deadline of each step (clone, install, build, graph import). */
+  stepTimeoutMs: number;
+}
+
+export class Builder {
+  constructor(private readonly options: BuilderOptions) {}
+
+  /** Removes half-built directories a killed control plane left; called at start-up, before any build. */
+  async removeUnfinished(): Promise<void> {
+    if (!existsSync(this.options.buildsDir)) return;
+    for (const entry of await readdir(this.options.buildsDir)) {
+      if (entry.startsWith(".tmp-")) await rm(join(this.options.buildsDir, entry), { recursive: true, force: true });
+    }
+  }
+
+  /** The build directory of a commit, if a finished build of it is cached. */
+  cached(sha: string, request: Pick<BuildRequest, "install_command" | "build_command" | "langgraph_config_path">): string | undefined {
+    const dir = this.dirFor(sha, request);
+    return existsSync(join(dir, BUILT_MARKER)) && existsSync(join(dir, checkedMarker(request.langgraph_config_path))) ? dir : undefined;
+  }
+
+  /** Resolves the commit first and reports it, so the revision records repo_commit_sha even if a later step fails. */
+  async build(request: BuildRequest, log: BuildLog, resolved: (sha: string) => Promise<void>): Promise<BuildOutcome> {
+    const onLine: LineSink = (stream, line) => log(stream === "stderr" ? "WARNING" : "INFO", line);
+    const gitOptions = { env: request.env, timeoutMs: this.options.stepTimeoutMs, onLine };
+    let sha = request.pinned_commit_sha;
+    if (!sha) {
+      log("INFO", `Resolving ${request.repo_ref} in ${redactUrl(request.repo_url)}`);
+      const ref = await resolveRef(request.repo_url, request.repo_ref, gitOptions);
+      if ("error" in ref) return { ok: false, reason: ref.error };
+      sha = ref.sha;
+    }
+    await resolved(sha);
+    log("INFO", `Building commit ${sha}`);
+
+    const dir = this.dirFor(sha, request);
+    if (existsSync(join(dir, BUILT_MARKER))) {
+      log("INFO", "Using the cached build of this commit");
+    } else {
+      const failure = await this.fetchAndInstall(request, sha, dir, log, onLine);
+      if (failure) return { ok: false, reason: failure };
+    }
+
+    const configPath = join(dir, request.langgraph_config_path);
+    if (!existsSync(configPath)) return { ok: false, reason: `${request.langgraph_config_path} does not exist in commit ${sha}` };
+    if (existsSync(join(dir, checkedMarker(request.langgraph_config_path)))) return { ok: true, sha, dir, configPath };
+    log("INFO", `Importing the graphs of ${request.langgraph_config_path}`);
+    const check = await runStep(process.execPath, ["--import", TSX_LOADER, CHECK_SCRIPT, configPath], {
+      cwd: dirname(configPath),
+      env: request.env,
+      timeoutMs: this.options.stepTimeoutMs,
+      onLine: (stream, line) => log(stream === "stderr" ? "ERROR" : "INFO", line),
+    });
+    if (check.code !== 0) return { ok: false, reason: check.error ?? `A graph of ${request.langgraph_config_path} failed to import (see the lines above)` };
+    await writeFile(join(dir, checkedMarker(request.langgraph_config_path)), new Date().toISOString());
+    return { ok: true, sha, dir, configPath };
+  }
+
+  private async fetchAndInstall(request: BuildRequest, sha: string, dir: string, log: BuildLog, onLine: LineSink): Promise<string | undefined> {
+    // Built beside the cache and renamed into it when complete: a crash leaves only a temp dir.
+    const work = join(this.options.buildsDir, `.tmp-${sha}-${randomBytes(4).toString("hex")}`);
+    await mkdir(this.options.buildsDir, { recursive: true });
+    try {
+      log("INFO", `Cloning ${redactUrl(request.repo_url)}`);
+      const gitFailure = await checkout(request.repo_url, sha, work, { env: request.env, timeoutMs: this.options.stepTimeoutMs, onLine });
+      if (gitFailure) return gitFailure;
+      const step = async (what: string, command: string, args: string[], cwd: string) => {
+        log("INFO", `$ ${what}`);
+        const result = await runStep(command, args, { cwd, env: request.env, timeoutMs: this.options.stepTimeoutMs, onLine });
+        return result.code === 0 ? undefined : (result.error ?? `'${what}' failed with exit code ${result.code}`);
+      };
+      let failure: string | undefined;
+      if (request.install_command) failure = await step(request.install_command, "sh", ["-c", request.install_command], work);
+      else if (existsSync(join(work, "package-lock.json"))) failure = await step("npm ci", "npm", ["ci", "--no-audit", "--no-fund"], work);
+      else log("INFO", "No package-lock.json and no install_command: nothing to install");
+      if (failure) return failure;
+      if (request.build_command) {
+        const configDir = dirname(join(work, request.langgraph_config_path));
+        failure = await step(request.build_command, "sh", ["-c", request.build_command], existsSync(configDir) ? configDir : work);
+        if (failure) return failure;
+      }
+      await writeFile(join(work, BUILT_MARKER), new Date().toISOString());
+      if (existsSync(dir)) {
+        log("INFO", "Another build of this commit finished first; using it");
+      } else {
+        await rename(work, dir);
+      }
+      return undefined;
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  private dirFor(sha: string, request: Pick<BuildRequest, "install_command" | "build_command">): string {
+    const commands = request.install_command || request.build_command ? "-" + shortHash(`${request.install_command ?? ""}\n${request.build_command ?? ""}`) : "";
+    return join(this.options.buildsDir, sha + commands);
+  }
+}
+
+const shortHash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 10);
+const checkedMarker = (configPath: string) => `.gantry-checked-${shortHash(configPath)}`;

@@ -1,0 +1,18 @@
+// Run by the builder in a child process (under tsx): loads a langgraph.json and imports every graph
+// once, the way `gantry dev` will, so a graph that throws on import fails the build, not the deploy.
+import { applyProjectEnv } from "../../config/server-config.js";
+import { loadProjectConfig } from "../../config/langgraph-config.js";
+import { loadGraphRegistry } from "../../runtime/graph-registry.js";
+
+const configPath = process.argv[2];
+try {
+  if (!configPath) throw new Error("usage: check-graphs <langgraph.json>");
+  const project = loadProjectConfig(configPath);
+  applyProjectEnv(project);
+  const graphs = await loadGraphRegistry(project.graphs);
+  console.log(`Imported graph${graphs.ids().length === 1 ? "" : "s"}: ${graphs.ids().join(", ")}`);
+  process.exit(0);
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(1);
+}

@@ -1,0 +1,243 @@
+// The default driver: each revision is a `gantry dev` child process on a port of its own (port 0,
+// read back from its "listening" log line) with its own SQLite data dir, its logs kept as the
+// revision's deploy log. GET /ok within the health timeout makes it healthy. A pid file per child
+// lets the next control-plane process stop children a crashed one left behind.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { mkdir, rm, unlink, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Logger } from "../../logging.js";
+import type { InstanceState } from "../reconciler/plan.js";
+import type { DeployLog, Driver, InstanceSpec, InstanceView, Lease } from "./driver.js";
+
+const GANTRY_BIN = resolve(fileURLToPath(new URL("../../../bin/gantry.js", import.meta.url)));
+const HEALTH_POLL_MS = 100;
+const STOP_GRACE_MS = 15_000;
+
+export interface ProcessDriverOptions {
+  /** Where each deployment's revisions keep their data: <dir>/<deployment_id>/revisions/<revision_id>. */
+  deploymentsDir: string;
+  healthTimeoutMs: number;
+  drainMs: number;
+  log: Logger;
+}
+
+interface Instance {
+  deployment_id: string;
+  revision_id: string;
+  state: InstanceState;
+  child: ChildProcess;
+  url?: string;
+  inFlight: number;
+  exited: Promise<void>;
+}
+
+export class ProcessDriver implements Driver {
+  private readonly running = new Map<string, Instance>();
+  private readonly starting = new Map<string, Promise<void>>();
+  private readonly listeners: (() => void)[] = [];
+
+  constructor(private readonly options: ProcessDriverOptions) {}
+
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  instances(): InstanceView[] {
+    return [...this.running.values()].map(({ deployment_id, revision_id, state }) => ({ deployment_id, revision_id, state }));
+  }
+
+  acquire(revisionId: string): Lease | undefined {
+    const instance = this.running.get(revisionId);
+    if (!instance || instance.state !== "healthy" || !instance.url) return undefined;
+    instance.inFlight++;
+    let released = false;
+    return {
+      url: instance.url,
+      release: () => {
+        if (released) return;
+        released = true;
+        instance.inFlight--;
+      },
+    };
+  }
+
+  start(spec: InstanceSpec, log: DeployLog): Promise<void> {
+    const existing = this.running.get(spec.revision_id);
+    if (existing && existing.state !== "failed" && existing.state !== "stopping") return this.starting.get(spec.revision_id) ?? Promise.resolve();
+    const started = this.launch(spec, log).finally(() => this.starting.delete(spec.revision_id));
+    this.starting.set(spec.revision_id, started);
+    return started;
+  }
+
+  private async launch(spec: InstanceSpec, log: DeployLog): Promise<void> {
+    const dataDir = this.revisionDir(spec.deployment_id, spec.revision_id);
+    await mkdir(dataDir, { recursive: true });
+    const child = spawn(
+      process.execPath,
+      [GANTRY_BIN, "dev", "--config", spec.configPath, "--port", "0", "--host", "127.0.0.1", "--data-dir", join(dataDir, "data")],
+      {
+        cwd: dirname(spec.configPath),
+        env: {
+          // The drain already waited for requests; background runs get the same bound to finish.
+          BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS: String(Math.ceil(this.options.drainMs / 1000)),
+          ...spec.env,
+          LOG_JSON: "1",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const exited = new Promise<void>((done) => child.once("exit", () => done()));
+    const instance: Instance = { deployment_id: spec.deployment_id, revision_id: spec.revision_id, state: "starting", child, inFlight: 0, exited };
+    this.running.set(spec.revision_id, instance);
+    if (child.pid !== undefined) await writeFile(join(dataDir, "server.pid"), String(child.pid));
+    log("INFO", `Started the Agent Server (pid ${child.pid})`);
+
+    let listening: (url: string) => void = () => {};
+    const urlKnown = new Promise<string>((resolveUrl) => (listening = resolveUrl));
+    pipeLines(child, (stream, line) => {
+      const entry = parseLogLine(line);
+      if (entry?.msg === "listening" && typeof entry.url === "string") listening(entry.url);
+      log(entry ? levelOf(entry.level) : stream === "stderr" ? "WARNING" : "INFO", line);
+    });
+    child.once("exit", (code, signal) => {
+      void unlink(join(dataDir, "server.pid")).catch(() => {});
+      if (instance.state === "stopping") {
+        if (this.running.get(spec.revision_id) === instance) this.running.delete(spec.revision_id);
+        log("INFO", "The Agent Server stopped");
+      } else {
+        instance.state = "failed";
+        log("ERROR", `The Agent Server exited (code ${code}, signal ${signal})`);
+      }
+      this.changed();
+    });
+
+    const deadline = Date.now() + this.options.healthTimeoutMs;
+    const url = await Promise.race([urlKnown, exited.then(() => undefined), delay(this.options.healthTimeoutMs).then(() => undefined)]);
+    if (url && (await waitHealthy(url, deadline, () => instance.state === "starting"))) {
+      instance.url = url;
+      instance.state = "healthy";
+      log("INFO", `Healthy: GET ${url}/ok answered 200`);
+    } else if (instance.state === "starting") {
+      instance.state = "failed";
+      log("ERROR", `The Agent Server did not answer GET /ok with 200 within ${Math.round(this.options.healthTimeoutMs / 1000)} s`);
+      child.kill("SIGKILL");
+    }
+    this.changed();
+  }
+
+  stop(revisionId: string): void {
+    const instance = this.running.get(revisionId);
+    if (!instance || instance.state === "stopping") return;
+    const wasHealthy = instance.state === "healthy";
+    instance.state = "stopping";
+    this.changed();
+    void (async () => {
+      const drainUntil = Date.now() + (wasHealthy ? this.options.drainMs : 0);
+      while (instance.inFlight > 0 && Date.now() < drainUntil) await delay(50);
+      await this.terminate(instance);
+    })();
+  }
+
+  private async terminate(instance: Instance): Promise<void> {
+    const { child } = instance;
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+      await instance.exited;
+      clearTimeout(timer);
+    }
+    if (this.running.get(instance.revision_id) === instance) this.running.delete(instance.revision_id);
+    this.changed();
+  }
+
+  async removeData(deploymentId: string): Promise<void> {
+    await rm(join(this.options.deploymentsDir, deploymentId), { recursive: true, force: true });
+  }
+
+  async recover(): Promise<void> {
+    if (!existsSync(this.options.deploymentsDir)) return;
+    for (const deployment of readdirSync(this.options.deploymentsDir)) {
+      const revisions = join(this.options.deploymentsDir, deployment, "revisions");
+      if (!existsSync(revisions)) continue;
+      for (const revision of readdirSync(revisions)) {
+        const pidFile = join(revisions, revision, "server.pid");
+        if (!existsSync(pidFile)) continue;
+        const pid = Number(readFileSync(pidFile, "utf8"));
+        // Only a process whose command line names this revision's data dir is ours (pids get reused).
+        if (Number.isInteger(pid) && commandLineOf(pid).includes(join(revisions, revision))) {
+          this.options.log.warn("stopping a server left by a previous control plane", { deployment_id: deployment, revision_id: revision, pid });
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // Already gone.
+          }
+        }
+        await unlink(pidFile).catch(() => {});
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.running.values()].map((instance) => ((instance.state = "stopping"), this.terminate(instance))));
+  }
+
+  private revisionDir(deploymentId: string, revisionId: string): string {
+    return join(this.options.deploymentsDir, deploymentId, "revisions", revisionId);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
+
+async function waitHealthy(url: string, deadline: number, stillWanted: () => boolean): Promise<boolean> {
+  while (Date.now() < deadline && stillWanted()) {
+    try {
+      const response = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(2_000) });
+      await response.body?.cancel();
+      if (response.status === 200) return true;
+    } catch {
+      // Not answering yet.
+    }
+    await delay(HEALTH_POLL_MS);
+  }
+  return false;
+}
+
+function pipeLines(child: ChildProcess, onLine: (stream: "stdout" | "stderr", line: string) => void): void {
+  for (const stream of ["stdout", "stderr"] as const) {
+    let pending = "";
+    child[stream]!.setEncoding("utf8").on("data", (chunk: string) => {
+      pending += chunk;
+      const lines = pending.split("\n");
+      pending = lines.pop()!;
+      for (const line of lines) if (line.trim()) onLine(stream, line);
+    });
+  }
+}
+
+function parseLogLine(line: string): { msg?: unknown; url?: unknown; level?: unknown } | undefined {
+  if (!line.startsWith("{")) return undefined;
+  try {
+    return JSON.parse(line) as { msg?: unknown; url?: unknown; level?: unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+function levelOf(level: unknown): "DEBUG" | "INFO" | "WARNING" | "ERROR" {
+  return level === "debug" ? "DEBUG" : level === "warn" ? "WARNING" : level === "error" ? "ERROR" : "INFO";
+}
+
+function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
+
+/** Unreferenced: a pending wait never keeps the control plane alive on its own. */
+const delay = (ms: number) => new Promise((done) => setTimeout(done, ms).unref());

@@ -1,0 +1,85 @@
+// The router: /deployments/{id}/... goes to the live revision of the deployment. Bodies stream both
+// ways without buffering (SSE arrives event by event). Each request holds a lease on the instance
+// until its response body ends, so a replaced revision drains before it stops.
+import type { Context } from "hono";
+import { notFound } from "../../errors.js";
+import { isUuid } from "../../ids.js";
+import type { Driver, Lease } from "../drivers/driver.js";
+import type { ControlPlaneStore } from "../storage/ports.js";
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and the control plane's own key never reach the deployment. */
+const DROPPED_REQUEST_HEADERS = ["host", "connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "x-api-key", "content-length"];
+const DROPPED_RESPONSE_HEADERS = ["connection", "keep-alive", "transfer-encoding", "content-length"];
+
+export function deploymentProxy({ store, driver }: { store: ControlPlaneStore; driver: Driver }) {
+  return async function proxy(c: Context): Promise<Response> {
+    const id = c.req.param("deployment_id") ?? "";
+    if (!isUuid(id)) throw notFound(`Deployment ID ${id} not found.`);
+    const deployment = await store.getDeployment(id.toLowerCase());
+    if (!deployment || deployment.status === "AWAITING_DELETE") throw notFound(`Deployment ID ${id} not found.`);
+    const lease = deployment.active_revision_id ? driver.acquire(deployment.active_revision_id) : undefined;
+    if (!lease) {
+      // 503: the SDKs retry it, which is right while a first revision is still building.
+      c.header("Retry-After", "1");
+      return c.json({ detail: `Deployment ID ${id} has no live revision yet; see its revisions for progress.` }, 503);
+    }
+    return forward(c, id, lease);
+  };
+}
+
+async function forward(c: Context, deploymentId: string, lease: Lease): Promise<Response> {
+  const prefix = `/deployments/${deploymentId}`;
+  const incoming = new URL(c.req.url);
+  const path = incoming.pathname.slice(incoming.pathname.indexOf(prefix) + prefix.length) || "/";
+  const headers = new Headers(c.req.raw.headers);
+  for (const name of DROPPED_REQUEST_HEADERS) headers.delete(name);
+  const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
+  let upstream: Response;
+  try {
+    upstream = await fetch(lease.url + path + incoming.search, {
+      method: c.req.method,
+      headers,
+      ...(hasBody ? { body: c.req.raw.body, duplex: "half" } : {}),
+      signal: c.req.raw.signal,
+      redirect: "manual",
+    } as RequestInit);
+  } catch (err) {
+    lease.release();
+    if (c.req.raw.signal.aborted) return new Response(null, { status: 499 });
+    // 502, not a GantryError kind: the SDKs retry it, and the next attempt may reach a new revision.
+    return c.json({ detail: `Deployment ID ${deploymentId} did not answer: ${(err as Error).message}` }, 502);
+  }
+  const responseHeaders = new Headers(upstream.headers);
+  for (const name of DROPPED_RESPONSE_HEADERS) responseHeaders.delete(name);
+  // Locations the server gives are relative to its root; the client reaches it under the prefix.
+  for (const name of ["location", "content-location"]) {
+    const value = responseHeaders.get(name);
+    if (value?.startsWith("/")) responseHeaders.set(name, prefix + value);
+  }
+  if (!upstream.body) {
+    lease.release();
+    return new Response(null, { status: upstream.status, headers: responseHeaders });
+  }
+  const reader = upstream.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          lease.release();
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (err) {
+        lease.release();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      lease.release();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: upstream.status, headers: responseHeaders });
+}

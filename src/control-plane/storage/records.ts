@@ -1,0 +1,78 @@
+// The control plane's records as storage returns them. Wire shapes are built from these in api/.
+export const REVISION_STATUSES = [
+  "CREATING",
+  "QUEUED",
+  "AWAITING_BUILD",
+  "BUILDING",
+  "AWAITING_DEPLOY",
+  "DEPLOYING",
+  "CREATE_FAILED",
+  "BUILD_FAILED",
+  "DEPLOY_FAILED",
+  "DEPLOYED",
+  "SKIPPED",
+  "INTERRUPTED",
+  "UNKNOWN",
+] as const;
+export type RevisionStatus = (typeof REVISION_STATUSES)[number];
+
+export const DEPLOYMENT_STATUSES = ["AWAITING_DATABASE", "READY", "UNUSED", "AWAITING_DELETE", "UNKNOWN"] as const;
+export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+
+/** Statuses a revision never leaves. */
+export const TERMINAL_STATUSES: ReadonlySet<RevisionStatus> = new Set([
+  "CREATE_FAILED",
+  "BUILD_FAILED",
+  "DEPLOY_FAILED",
+  "DEPLOYED",
+  "SKIPPED",
+  "INTERRUPTED",
+  "UNKNOWN",
+]);
+
+export interface DeploymentRecord {
+  id: string;
+  tenant_id: string;
+  name: string;
+  source: "github";
+  deployment_type: "dev_free" | "dev" | "prod";
+  repo_url: string;
+  integration_id: string | null;
+  build_on_push: boolean;
+  install_command: string | null;
+  build_command: string | null;
+  resource_spec: Record<string, unknown> | null;
+  status: DeploymentStatus;
+  latest_revision_id: string | null;
+  active_revision_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RevisionRecord {
+  id: string;
+  deployment_id: string;
+  seq: number;
+  status: RevisionStatus;
+  source: "github";
+  repo_ref: string;
+  langgraph_config_path: string;
+  repo_commit_sha: string | null;
+  pinned_commit_sha: string | null;
+  secrets_sealed: string;
+  secret_names: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export type LogType = "build" | "deploy";
+export type LogLevel = "DEBUG" | "INFO" | "WARNING" | "ERROR" | "CRITICAL";
+
+export interface LogRecord {
+  id: number;
+  revision_id: string;
+  type: LogType;
+  level: LogLevel;
+  message: string;
+  timestamp: number;
+}

@@ -1,0 +1,28 @@
+// An event log whose writes never fail their caller: a write that fails (Redis unreachable past its
+// command timeout) is dropped, with one warning per outage. A run must not fail, and a run creation
+// must not answer 500 (which the SDK retries, creating the run twice), because its stream could not
+// be written: the outcome lives in PostgreSQL, and readers fall back to it when a log is missing.
+import type { Logger } from "../logging.js";
+import type { RunEventLog } from "./run-event-log.js";
+
+export function bestEffortWrites(events: RunEventLog, log: Logger): RunEventLog {
+  let failing = false;
+  const guard = async <T>(what: string, key: string, write: Promise<T>, fallback: T): Promise<T> => {
+    try {
+      const result = await write;
+      failing = false;
+      return result;
+    } catch (err) {
+      if (!failing) log.warn("event log write failed; streams miss events until it recovers", { what, key, err: (err as Error).message });
+      failing = true;
+      return fallback;
+    }
+  };
+  return {
+    open: (key, options) => guard("open", key, events.open(key, options), undefined),
+    append: (key, event) => guard("append", key, events.append(key, event), ""),
+    end: (key) => guard("end", key, events.end(key), undefined),
+    read: (key, options) => events.read(key, options),
+    has: (key) => guard("has", key, events.has(key), false),
+  };
+}

@@ -1,0 +1,66 @@
+import { BaseCheckpointSaver, emptyCheckpoint, MemorySaver, type Checkpoint } from "@langchain/langgraph-checkpoint";
+import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { fencedSaver } from "./fenced-saver.js";
+
+/** A MemorySaver whose puts wait for the test to let them land, like a write to a busy database. */
+class GatedSaver extends MemorySaver {
+  private gates: Array<() => void> = [];
+  override async put(...args: Parameters<MemorySaver["put"]>) {
+    await new Promise<void>((open) => this.gates.push(open));
+    return super.put(...args);
+  }
+  openAll(): void {
+    for (const open of this.gates.splice(0)) open();
+  }
+  get waiting(): number {
+    return this.gates.length;
+  }
+}
+
+const configFor = (runId: string) => ({ configurable: { thread_id: "t1", checkpoint_ns: "", run_id: runId } });
+const checkpoint = (): Checkpoint => ({ ...emptyCheckpoint(), id: crypto.randomUUID() });
+
+describe("fencedSaver", () => {
+  it("waits for a fenced run's write in flight, then drops its later writes and keeps other runs'", async () => {
+    const inner = new GatedSaver();
+    const { saver, fence } = fencedSaver(inner);
+    const first = checkpoint();
+    const landing = saver.put(configFor("run-a"), first, { source: "input", step: -1, parents: {} }, {});
+
+    let fenced = false;
+    const fencing = fence("run-a").then(() => (fenced = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(fenced).toBe(false);
+    inner.openAll();
+    await landing;
+    await fencing;
+    expect((await saver.getTuple({ configurable: { thread_id: "t1", checkpoint_ns: "", checkpoint_id: first.id } }))?.checkpoint.id).toBe(first.id);
+
+    const late = checkpoint();
+    await saver.put(configFor("run-a"), late, { source: "loop", step: 0, parents: {} }, {});
+    await saver.putWrites(configFor("run-a"), [["x", 1]], "task-1");
+    expect(inner.waiting).toBe(0);
+    expect(await saver.getTuple({ configurable: { thread_id: "t1", checkpoint_ns: "", checkpoint_id: late.id } })).toBeUndefined();
+
+    const other = checkpoint();
+    const otherWrite = saver.put(configFor("run-b"), other, { source: "loop", step: 1, parents: {} }, {});
+    inner.openAll();
+    await otherWrite;
+    expect((await saver.getTuple({ configurable: { thread_id: "t1", checkpoint_ns: "", checkpoint_id: other.id } }))?.checkpoint.id).toBe(other.id);
+  });
+
+  it("stays a checkpoint saver a compiled graph runs with", async () => {
+    const { saver } = fencedSaver(new MemorySaver());
+    expect(saver).toBeInstanceOf(BaseCheckpointSaver);
+    const State = Annotation.Root({ n: Annotation<number> });
+    const graph = new StateGraph(State)
+      .addNode("inc", (s: typeof State.State) => ({ n: s.n + 1 }))
+      .addEdge(START, "inc")
+      .addEdge("inc", END)
+      .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: "g1", run_id: "run-g" } };
+    expect(await graph.invoke({ n: 1 }, config)).toEqual({ n: 2 });
+    expect((await graph.getState(config)).values).toEqual({ n: 2 });
+  });
+});

@@ -1,0 +1,69 @@
+// A checkpoint saver that can shut one run out. LangGraph's stream rejects as soon as a run's
+// AbortSignal fires, while its loop goes on in the background and still writes the checkpoints of
+// the step it was in. After a rollback has deleted a run's checkpoints, such a late write would put
+// the rolled-back run back into the thread's history (and under the next run's feet). Fencing the run
+// waits for its writes in flight, and every later write that carries its run_id is dropped.
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+
+export interface FencedSaver {
+  saver: BaseCheckpointSaver;
+  /** Resolves once the run's writes in flight have landed; its later writes are dropped. */
+  fence(runId: string): Promise<void>;
+}
+
+/** Rollbacks are rare; a fence only matters for the moments an aborted loop takes to wind down. */
+const FENCES_KEPT = 10_000;
+
+export function fencedSaver(inner: BaseCheckpointSaver): FencedSaver {
+  const fenced = new Set<string>();
+  const inFlight = new Map<string, Set<Promise<unknown>>>();
+
+  const runOf = (config: { configurable?: Record<string, unknown> } | undefined): string | undefined => {
+    const runId = config?.configurable?.run_id;
+    return typeof runId === "string" ? runId : undefined;
+  };
+
+  function track<T>(runId: string | undefined, write: Promise<T>): Promise<T> {
+    if (runId === undefined) return write;
+    let writes = inFlight.get(runId);
+    if (!writes) inFlight.set(runId, (writes = new Set()));
+    writes.add(write);
+    const done = () => {
+      writes.delete(write);
+      if (writes.size === 0) inFlight.delete(runId);
+    };
+    write.then(done, done);
+    return write;
+  }
+
+  const put: BaseCheckpointSaver["put"] = (config, checkpoint, metadata, newVersions) => {
+    const runId = runOf(config);
+    if (runId !== undefined && fenced.has(runId)) return Promise.resolve(config);
+    return track(runId, inner.put(config, checkpoint, metadata, newVersions));
+  };
+
+  const putWrites: BaseCheckpointSaver["putWrites"] = (config, writes, taskId) => {
+    const runId = runOf(config);
+    if (runId !== undefined && fenced.has(runId)) return Promise.resolve();
+    return track(runId, inner.putWrites(config, writes, taskId));
+  };
+
+  // A Proxy keeps the saver's prototype (LangGraph may check what it is given) and every other method.
+  const saver = new Proxy(inner, {
+    get(target, property) {
+      if (property === "put") return put;
+      if (property === "putWrites") return putWrites;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+
+  return {
+    saver,
+    async fence(runId) {
+      fenced.add(runId);
+      if (fenced.size > FENCES_KEPT) fenced.delete(fenced.values().next().value!);
+      await Promise.allSettled([...(inFlight.get(runId) ?? [])]);
+    },
+  };
+}

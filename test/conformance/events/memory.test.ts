@@ -1,0 +1,14 @@
+// The event log and bus cases against the in-process implementations (`gantry dev`).
+import { afterAll, describe } from "vitest";
+import { createMemoryBus } from "../../../src/events/event-bus.js";
+import { createMemoryEventLog } from "../../../src/events/run-event-log.js";
+import { createLogger } from "../../../src/logging.js";
+import { eventLogCases } from "./event-log.cases.js";
+
+describe("in-process event log and bus", () => {
+  const retentionMs = 300;
+  const log = createMemoryEventLog({ retentionMs });
+  const bus = createMemoryBus({ log: createLogger({ level: "error", json: true }) });
+  afterAll(() => log.close());
+  eventLogCases(() => ({ log, bus, retentionMs }));
+});

@@ -1,0 +1,67 @@
+// `gantry deploy` as CI runs it: a real child process against a real control plane, judged by its
+// exit code, the URL on stdout and the progress and log tail on stderr.
+import { Client } from "@langchain/langgraph-sdk";
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { API_KEY, BROKEN_GRAPH, REPO_ROOT, controlPlaneDataDir, createFixtureRepo, startControlPlane, type FixtureRepo, type RunningControlPlane } from "./support.js";
+
+function gantryDeploy(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, "bin", "gantry.js"), "deploy", ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    child.once("close", (code) => done({ code, stdout, stderr }));
+  });
+}
+
+describe("gantry deploy", { timeout: 90_000 }, () => {
+  let repo: FixtureRepo;
+  let cp: RunningControlPlane;
+  const common = () => ["--url", cp.url, "--name", "cli-agent", "--poll-interval", "0.2", "--timeout", "80"];
+
+  beforeAll(async () => {
+    repo = createFixtureRepo();
+    repo.commit("v1");
+    cp = await startControlPlane(controlPlaneDataDir());
+  });
+
+  afterAll(async () => {
+    await cp?.stop();
+    repo?.remove();
+    if (cp) rmSync(cp.dataDir, { recursive: true, force: true });
+  });
+
+  it("creates the deployment, shows each status, prints the URL and exits 0", async () => {
+    const result = await gantryDeploy([...common(), "--repo-url", repo.url, "--secret", "FIXTURE_SECRET"], { GANTRY_API_KEY: API_KEY, FIXTURE_SECRET: "from-env" });
+    expect(result.code, result.stderr).toBe(0);
+    for (const status of ["BUILDING", "DEPLOYING", "DEPLOYED"]) expect(result.stderr).toContain(status);
+    const url = result.stdout.trim();
+    expect(url).toMatch(new RegExp(`^${cp.url}/deployments/[0-9a-f-]{36}$`));
+    const answer = (await new Client({ apiUrl: url, apiKey: API_KEY }).runs.wait(null, "agent", { input: { input: "ci" } })) as { reply: string; secret: string };
+    expect(answer).toMatchObject({ reply: "v1:ci", secret: "from-env" });
+  });
+
+  it("exits 1 with the tail of the build log when the new commit fails to build", async () => {
+    repo.commit("broken", { "src/agent.ts": BROKEN_GRAPH });
+    const result = await gantryDeploy(common(), { GANTRY_API_KEY: API_KEY });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("BUILD_FAILED");
+    expect(result.stderr).toContain("this graph fails on import");
+    expect(result.stdout).toBe("");
+  });
+
+  it("exits 2 when a new deployment has no --repo-url, and 1 when the key is refused", async () => {
+    expect((await gantryDeploy(["--url", cp.url, "--name", "never-created"], { GANTRY_API_KEY: API_KEY })).code).toBe(2);
+    const refused = await gantryDeploy(common(), { GANTRY_API_KEY: "wrong" });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("403");
+  });
+});

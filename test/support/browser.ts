@@ -1,0 +1,71 @@
+// The UI tests' browser: the system's Chromium (Debian's `chromium` package) driven headless by
+// playwright-core, with a fresh profile per launch. Where it is missing, a suite is skipped with
+// the reason in its name on a laptop, and fails in CI, like the PostgreSQL suites.
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext } from "playwright-core";
+import { beforeAll, describe, it } from "vitest";
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+const HOW_TO_INSTALL = "apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH)";
+
+// Quiet and offline: no GPU, no QUIC, and none of the background calls a fresh profile makes.
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export interface Browser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(viewport = { width: 1280, height: 860 }): Promise<Browser> {
+  const profile = await mkdtemp(join(tmpdir(), "gantry-chromium-"));
+  try {
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: FLAGS,
+      viewport,
+    });
+    return {
+      context,
+      async close() {
+        await context.close();
+        await rm(profile, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await rm(profile, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** `describe` when Chromium is installed; otherwise a visibly skipped suite, or a failing one in CI. */
+export function describeWithChromium(name: string, body: () => void): void {
+  if (existsSync(CHROMIUM_PATH)) {
+    describe(name, body);
+    return;
+  }
+  const reason = `Chromium is not installed at ${CHROMIUM_PATH}`;
+  if (process.env.CI === "true") {
+    describe(name, () => {
+      beforeAll(() => {
+        throw new Error(`${reason}; CI needs it: ${HOW_TO_INSTALL}`);
+      });
+      it("runs in Chromium", () => {});
+    });
+    return;
+  }
+  describe.skip(`${name} (skipped: ${reason}; to run it, ${HOW_TO_INSTALL})`, body);
+}

@@ -1,0 +1,64 @@
+// The one way the view reaches Gantry: the official SDK's Client on the public API, at the URL the
+// page was served under (any mount prefix included), with the auth header the user entered, if any.
+import { Client } from "@langchain/langgraph-sdk";
+
+export interface AuthHeader {
+  name: string;
+  value: string;
+}
+
+// Session storage: the header survives reloads but not the browser session, and never leaves this tab.
+const AUTH_KEY = "gantry.auth-header";
+
+/** The API root: the page's base (`<prefix>/ui/`, set by the server) without `ui/`. */
+export function apiUrl(): string {
+  return new URL("..", document.baseURI).href.replace(/\/$/, "");
+}
+
+export function loadAuthHeader(): AuthHeader | undefined {
+  const saved = sessionStorage.getItem(AUTH_KEY);
+  return saved ? (JSON.parse(saved) as AuthHeader) : undefined;
+}
+
+export function saveAuthHeader(header: AuthHeader | undefined): void {
+  if (header) sessionStorage.setItem(AUTH_KEY, JSON.stringify(header));
+  else sessionStorage.removeItem(AUTH_KEY);
+}
+
+export function makeClient(): Client {
+  const header = loadAuthHeader();
+  return new Client({
+    apiUrl: apiUrl(),
+    defaultHeaders: header ? { [header.name]: header.value } : {},
+    // A person is waiting: show the error at once instead of retrying a 5xx for seconds.
+    callerOptions: { maxRetries: 0 },
+  });
+}
+
+/** What to show for a failed call: the API's `detail` when it sent one. */
+export function errorText(err: unknown): string {
+  if (err && typeof err === "object" && "status" in err && "text" in err) {
+    const { status, text } = err as { status: number; text: string };
+    return `HTTP ${status}: ${detailOf(text) ?? text}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+function detailOf(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as { detail?: unknown };
+    return typeof body.detail === "string" ? body.detail : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses a JSON text field, naming the field when it is not JSON. */
+export function parseJsonField(label: string, text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${label} is not valid JSON: ${(err as Error).message}`);
+  }
+}
