@@ -1,59 +1,175 @@
-// Starts `gantry dev` as a child process for a benchmark and stops it afterwards.
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+// Starts the servers a benchmark measures as child processes — `gantry dev` on a fresh data
+// directory, the JS reference server in memory, a bare node:http floor — and stops them again,
+// also when the benchmark fails or is interrupted (Ctrl-C): no child outlives the script.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const BENCH_CONFIG = join(ROOT, "bench/langgraph.json");
 
 export interface BenchServer {
   url: string;
   pid: number;
   /** The server's JSON log lines so far. */
   logs(): Array<Record<string, unknown>>;
+  /** Resident set size of the server process, in MiB (Linux /proc). */
+  rssMiB(): number;
   stop(): Promise<void>;
+}
+
+const running = new Set<{ child: ChildProcess; dir: string | undefined }>();
+
+function killAllNow(): void {
+  for (const { child, dir } of running) {
+    child.kill("SIGKILL");
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+  running.clear();
+}
+
+// Installed once: on exit (normal, failure or a signal) every child still running is killed.
+process.once("exit", killAllNow);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.once(signal, () => {
+    killAllNow();
+    process.exit(130);
+  });
+}
+
+interface SpawnSpec {
+  name: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  cwd?: string;
+  /** Temporary directory removed when the server stops. */
+  dir?: string;
+  /** Reads the listening URL from one output line, or returns undefined. */
+  readyUrl(line: string): string | undefined;
+}
+
+async function spawnServer(spec: SpawnSpec): Promise<BenchServer> {
+  const child = spawn(process.execPath, spec.args, { env: spec.env as NodeJS.ProcessEnv, cwd: spec.cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const entry = { child, dir: spec.dir };
+  running.add(entry);
+  const jsonLines: string[] = [];
+  const recent: string[] = [];
+  let partial = "";
+  let onLine: (line: string) => void = () => {};
+  const onData = (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line.startsWith("{")) jsonLines.push(line);
+      if (recent.push(line) > 40) recent.shift();
+      onLine(line);
+    }
+  };
+  child.stdout!.on("data", onData);
+  child.stderr!.on("data", onData);
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const deadline = setTimeout(() => reject(new Error(`${spec.name} did not start in 60 s:\n${recent.join("\n")}`)), 60_000);
+    onLine = (line) => {
+      const found = spec.readyUrl(line);
+      if (found === undefined) return;
+      clearTimeout(deadline);
+      onLine = () => {};
+      resolveUrl(found);
+    };
+    void exited.then(() => reject(new Error(`${spec.name} exited early:\n${recent.join("\n")}`)));
+  }).catch((error: unknown) => {
+    child.kill("SIGKILL");
+    throw error;
+  });
+  return {
+    url,
+    pid: child.pid!,
+    logs: () => jsonLines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    rssMiB: () => {
+      const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1];
+      return Number(kib) / 1024;
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGINT");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      running.delete(entry);
+      if (spec.dir) rmSync(spec.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function jsonField(line: string, msg: RegExp, field: string): string | undefined {
+  if (!line.startsWith("{") || !msg.test(line)) return undefined;
+  const value = (JSON.parse(line) as Record<string, unknown>)[field];
+  return typeof value === "string" ? value : undefined;
 }
 
 /** BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server under load. */
 export async function startGantryForBench(env: Record<string, string> = {}): Promise<BenchServer> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
   const dataDir = mkdtempSync(join(tmpdir(), "gantry-bench-"));
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, join(ROOT, "bin/gantry.js"), "dev", "--config", join(ROOT, "bench/langgraph.json"), "--port", "0", "--data-dir", dataDir],
-    { env: { ...process.env, LOG_JSON: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let output = "";
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    const deadline = setTimeout(() => reject(new Error(`gantry did not start in 30 s:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      for (const line of output.split("\n")) {
-        if (!line.includes('"listening"')) continue;
-        clearTimeout(deadline);
-        resolveUrl((JSON.parse(line) as { url: string }).url);
-      }
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("exit", (code) => reject(new Error(`gantry exited with ${code}:\n${output}`)));
+  return spawnServer({
+    name: "gantry",
+    args: [...nodeArgs, join(ROOT, "bin/gantry.js"), "dev", "--config", BENCH_CONFIG, "--port", "0", "--data-dir", dataDir],
+    env: { ...process.env, LOG_JSON: "1", ...env },
+    dir: dataDir,
+    readyUrl: (line) => jsonField(line, /"listening"/, "url"),
   });
-  return {
-    url,
-    pid: child.pid!,
-    logs: () =>
-      output
-        .split("\n")
-        .filter((line) => line.startsWith("{"))
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
-    async stop() {
-      const exited = new Promise((done) => child.once("exit", done));
-      child.kill("SIGINT");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(timer);
-      rmSync(dataDir, { recursive: true, force: true });
+}
+
+/**
+ * The JS reference server (`@langchain/langgraph-api`, what `langgraphjs dev` runs), started the
+ * way the CLI starts it but without the CLI's wrapper: no file watcher, no browser, no tunnel, no
+ * analytics, no `.gitignore` edit. Its in-memory state persists to `<cwd>/.langgraph_api`, so its
+ * cwd is a fresh directory inside bench/ (graphs resolve their packages from this repository) with
+ * the graph paths of bench/langgraph.json rewritten relative to it. LangSmith variables are dropped
+ * so it makes no outside calls.
+ */
+export async function startReferenceForBench(): Promise<BenchServer> {
+  const require = createRequire(import.meta.url);
+  const cliPackage = require.resolve("@langchain/langgraph-cli/package.json");
+  const apiRequire = createRequire(cliPackage);
+  const apiDist = dirname(apiRequire.resolve("@langchain/langgraph-api"));
+  const entrypoint = join(apiDist, "entrypoint.mjs");
+  const preload = pathToFileURL(join(apiDist, "../preload.mjs")).toString();
+  const cwd = mkdtempSync(join(ROOT, "bench", ".reference-"));
+  const config = JSON.parse(readFileSync(BENCH_CONFIG, "utf8")) as { graphs: Record<string, string> };
+  const graphs = Object.fromEntries(
+    Object.entries(config.graphs).map(([id, spec]) => {
+      const [file, symbol] = spec.split(":");
+      return [id, `${relative(cwd, resolve(dirname(BENCH_CONFIG), file!))}:${symbol}`];
+    }),
+  );
+  const payload = JSON.stringify({ port: 0, nWorkers: 10, host: "127.0.0.1", graphs, cwd });
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(LANGSMITH|LANGCHAIN)_/.test(key)));
+  return spawnServer({
+    name: "reference server",
+    // The ppid argument names the CLI's IPC pipe (used to open a browser); none listens on 0.
+    args: ["--import", "tsx", "--import", preload, entrypoint, "0", payload],
+    env: { ...env, NODE_ENV: "development", LOG_JSON: "true" },
+    cwd: ROOT,
+    dir: cwd,
+    readyUrl: (line) => {
+      const address = /Server running at (\S+)/.exec(jsonField(line, /Server running at/, "event") ?? "")?.[1];
+      return address ? `http://${address}` : undefined;
     },
-  };
+  });
+}
+
+/** A bare node:http server answering every request with the same JSON: the HTTP floor. */
+export async function startHttpFloorForBench(): Promise<BenchServer> {
+  return spawnServer({
+    name: "http floor",
+    args: ["--import", "tsx", join(ROOT, "bench/http-floor-server.ts")],
+    env: process.env,
+    readyUrl: (line) => jsonField(line, /"listening"/, "url"),
+  });
 }

@@ -1,0 +1,55 @@
+// What every comparison metric works with: the servers under test, the error tally, the rows of
+// the result table, and the alternation that lets machine noise fall on both servers alike.
+import type { Client } from "@langchain/langgraph-sdk";
+import type { BenchServer } from "./start-server.js";
+
+export type TargetName = "gantry" | "reference";
+
+export interface Target {
+  name: TargetName;
+  client: Client;
+  server: BenchServer;
+}
+
+/** A target for one metric: Gantry/reference ≤ or ≥ `ratio`, or Gantry's own figure ≤ `atMost`. */
+export type Goal = { ratio: number } | { atMost: number };
+
+export interface Row {
+  metric: string;
+  unit: string;
+  better: "lower" | "higher";
+  gantry?: number;
+  reference?: number;
+  /** A physical floor measured in the same run (bare HTTP, in-process invoke). */
+  floor?: number;
+  goal?: Goal;
+  /** Samples behind each figure, per target. */
+  samples?: Partial<Record<TargetName | "floor", number>>;
+}
+
+/** Wrong answers per target and metric: a benchmark that measures wrong answers measures nothing. */
+export class ErrorTally {
+  readonly counts = new Map<string, number>();
+  readonly examples: string[] = [];
+
+  add(target: string, metric: string, detail: string): void {
+    const key = `${target}: ${metric}`;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    if (this.examples.length < 10) this.examples.push(`${key}: ${detail}`);
+  }
+
+  total(): number {
+    return [...this.counts.values()].reduce((a, b) => a + b, 0);
+  }
+}
+
+/** Runs `rounds` rounds, each on every target, swapping the order every round. */
+export async function alternate<T extends { name: string }>(targets: T[], rounds: number, body: (target: T, round: number) => Promise<void>): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    for (const target of round % 2 === 0 ? targets : [...targets].reverse()) await body(target, round);
+  }
+}
+
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message.slice(0, 200) : String(error).slice(0, 200);
+}

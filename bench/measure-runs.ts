@@ -1,0 +1,183 @@
+// Run-engine metrics through the official SDK: sequential runs.wait on one thread, concurrent
+// stateless throughput (with the bare-HTTP floor under the same load), background pickup and
+// join, and SSE custom-event throughput. Every answer is checked; wrong ones go to the tally.
+import type { Client } from "@langchain/langgraph-sdk";
+import { alternate, describeError, type ErrorTally, type Row, type Target, type TargetName } from "./bench-target.js";
+import { loadFor, percentile } from "./stats.js";
+
+export interface RunCounts {
+  /** Sequential waits per graph, per target: the reference's join polls every 500 ms. */
+  sequential: Record<TargetName, number>;
+  concurrentSeconds: number;
+  concurrency: number;
+  /** Background runs per target, half timed to leaving `pending`, half to `runs.join` returning. */
+  pickups: Record<TargetName, number>;
+  customEvents: number;
+  streams: number;
+}
+
+const ROUNDS = 5;
+
+/** With a floor client, the bare-HTTP floor answers the same sequential calls in the same rounds. */
+async function sequentialWaits(targets: Target[], counts: RunCounts, errors: ErrorTally, graph: "echo" | "chain", floor?: Client): Promise<Row[]> {
+  const metric = `sequential runs.wait, ${graph === "echo" ? "one-node echo" : "ten-node chain"}`;
+  const times: Record<string, number[]> = { gantry: [], reference: [], floor: [] };
+  const threads = new Map<string, string | null>([["floor", null]]);
+  for (const target of targets) threads.set(target.name, (await target.client.threads.create()).thread_id);
+  const all: Array<{ name: TargetName | "floor"; client: Client }> = floor ? [...targets, { name: "floor", client: floor }] : targets;
+  await alternate(all, ROUNDS, async (target, round) => {
+    const perRound = Math.ceil(counts.sequential[target.name === "floor" ? "gantry" : target.name] / ROUNDS);
+    for (let i = 0; i < perRound; i++) {
+      const message = target.name === "floor" ? "floor" : `m${round}-${i}`;
+      const t0 = performance.now();
+      try {
+        const out = (await target.client.runs.wait(threads.get(target.name)!, graph, { input: { message, steps: 0 } })) as { message?: string; steps?: number };
+        times[target.name]!.push(performance.now() - t0);
+        if (out.message !== message || (graph === "chain" && target.name !== "floor" && out.steps !== 10)) errors.add(target.name, metric, `unexpected output ${JSON.stringify(out).slice(0, 100)}`);
+      } catch (error) {
+        errors.add(target.name, metric, describeError(error));
+      }
+    }
+  });
+  return [50, 95, 99].map((p) => ({
+    metric: `${metric} p${p}`,
+    unit: "ms",
+    better: "lower",
+    gantry: percentile(times.gantry!, p),
+    reference: percentile(times.reference!, p),
+    ...(floor ? { floor: percentile(times.floor!, p) } : {}),
+    ...(p === 50 ? { goal: { ratio: 1 / 3 } } : {}),
+    samples: { gantry: times.gantry!.length, reference: times.reference!.length, ...(floor ? { floor: times.floor!.length } : {}) },
+  }));
+}
+
+export const sequentialEcho = (targets: Target[], counts: RunCounts, errors: ErrorTally, floor: Client) => sequentialWaits(targets, counts, errors, "echo", floor);
+export const sequentialChain = (targets: Target[], counts: RunCounts, errors: ErrorTally) => sequentialWaits(targets, counts, errors, "chain");
+
+/** 32 clients doing stateless runs.wait against each server and against the bare-HTTP floor. */
+export async function concurrentWaits(targets: Array<{ name: TargetName | "floor"; client: Client }>, counts: RunCounts, errors: ErrorTally): Promise<Row[]> {
+  const metric = `stateless runs.wait, ${counts.concurrency} concurrent clients`;
+  const done: Record<string, { completed: number; seconds: number }> = {};
+  await alternate(targets, 2, async (target) => {
+    let completed = 0;
+    const seconds = await loadFor(counts.concurrentSeconds / 2, counts.concurrency, async (client, n) => {
+      const message = target.name === "floor" ? "floor" : `w${client}-${n}`;
+      try {
+        const out = (await target.client.runs.wait(null, "echo", { input: { message } })) as { message?: string };
+        if (out.message === message) completed += 1;
+        else errors.add(target.name, metric, `unexpected output ${JSON.stringify(out).slice(0, 100)}`);
+      } catch (error) {
+        errors.add(target.name, metric, describeError(error));
+      }
+    });
+    const sofar = done[target.name] ?? { completed: 0, seconds: 0 };
+    done[target.name] = { completed: sofar.completed + completed, seconds: sofar.seconds + seconds };
+  });
+  const rate = (name: string) => (done[name] ? done[name].completed / done[name].seconds : undefined);
+  return [
+    {
+      metric,
+      unit: "runs/s",
+      better: "higher",
+      gantry: rate("gantry"),
+      reference: rate("reference"),
+      floor: rate("floor"),
+      goal: { ratio: 3 },
+      samples: { gantry: done.gantry?.completed, reference: done.reference?.completed, floor: done.floor?.completed },
+    },
+  ];
+}
+
+/** Background runs on one thread: created, then polled until they leave `pending`, or joined at once. */
+export async function pickups(targets: Target[], counts: RunCounts, errors: ErrorTally): Promise<Row[]> {
+  const metric = "runs.create (background)";
+  const toRunning: Record<string, number[]> = { gantry: [], reference: [] };
+  const toJoined: Record<string, number[]> = { gantry: [], reference: [] };
+  const runIds: Record<string, Set<string>> = { gantry: new Set(), reference: new Set() };
+  const threads = new Map<string, string>();
+  for (const target of targets) threads.set(target.name, (await target.client.threads.create()).thread_id);
+  await alternate(targets, ROUNDS, async (target, round) => {
+    const { client } = target;
+    const threadId = threads.get(target.name)!;
+    const perRound = Math.ceil(counts.pickups[target.name] / ROUNDS);
+    for (let i = 0; i < perRound; i++) {
+      const message = `p${round}-${i}`;
+      try {
+        const t0 = performance.now();
+        const run = await client.runs.create(threadId, "echo", { input: { message } });
+        runIds[target.name]!.add(run.run_id);
+        if (i % 2 === 0) {
+          let status = run.status as string;
+          while (status === "pending") status = (await client.runs.get(threadId, run.run_id)).status;
+          toRunning[target.name]!.push(performance.now() - t0);
+          if (status !== "running" && status !== "success") errors.add(target.name, metric, `run went from pending to ${status}`);
+          await client.runs.join(threadId, run.run_id);
+        } else {
+          const out = (await client.runs.join(threadId, run.run_id)) as { message?: string };
+          toJoined[target.name]!.push(performance.now() - t0);
+          if (out.message !== message) errors.add(target.name, metric, `join returned ${JSON.stringify(out).slice(0, 100)}`);
+        }
+      } catch (error) {
+        errors.add(target.name, metric, describeError(error));
+      }
+    }
+  });
+  // The client sees a run leave `pending` no sooner than two round trips (the create answers
+  // `pending`, a get follows), so the pickup target is read on the servers' own clocks: Gantry logs queue_ms when a run finishes, the reference run_queue_ms when it starts one.
+  const serverQueueMs = (target: Target) =>
+    target.server
+      .logs()
+      .filter((line) => runIds[target.name]!.has(line.run_id as string) && (line.queue_ms !== undefined || line.run_queue_ms !== undefined))
+      .map((line) => Number(line.queue_ms ?? line.run_queue_ms));
+  const queueMs = Object.fromEntries(targets.map((target) => [target.name, serverQueueMs(target)]));
+  const row = (label: string, values: Record<string, number[]>, p: number, goal?: Row["goal"]): Row => ({
+    metric: `${metric} -> ${label} p${p}`,
+    unit: "ms",
+    better: "lower",
+    gantry: percentile(values.gantry ?? [], p),
+    reference: percentile(values.reference ?? [], p),
+    ...(goal ? { goal } : {}),
+    samples: { gantry: values.gantry?.length, reference: values.reference?.length },
+  });
+  return [
+    row("seen not pending by the client (create + polls)", toRunning, 50),
+    row("seen not pending by the client (create + polls)", toRunning, 95),
+    row("claimed by a worker, server clock", queueMs, 50, { atMost: 5 }),
+    row("runs.join returned", toJoined, 50),
+    row("runs.join returned", toJoined, 95),
+  ];
+}
+
+/** One stateless run emitting `customEvents` custom events, streamed; several rounds per target. */
+export async function customStream(targets: Target[], counts: RunCounts, errors: ErrorTally): Promise<Row[]> {
+  const metric = `SSE stream of ${counts.customEvents} custom events`;
+  const firstEvent: Record<string, number[]> = { gantry: [], reference: [] };
+  const perSecond: Record<string, number[]> = { gantry: [], reference: [] };
+  await alternate(targets, counts.streams, async (target) => {
+    const t0 = performance.now();
+    let first = NaN;
+    let received = 0;
+    try {
+      for await (const chunk of target.client.runs.stream(null, "custom", { input: { count: counts.customEvents }, streamMode: "custom" })) {
+        if (chunk.event !== "custom") continue;
+        if (received === 0) first = performance.now() - t0;
+        if ((chunk.data as { i?: number }).i !== received) {
+          errors.add(target.name, metric, `event ${received} carried ${JSON.stringify(chunk.data)}`);
+          return;
+        }
+        received += 1;
+      }
+    } catch (error) {
+      errors.add(target.name, metric, describeError(error));
+      return;
+    }
+    if (received !== counts.customEvents) errors.add(target.name, metric, `received ${received} events`);
+    firstEvent[target.name]!.push(first);
+    perSecond[target.name]!.push(received / ((performance.now() - t0) / 1000));
+  });
+  const samples = { gantry: perSecond.gantry!.length, reference: perSecond.reference!.length };
+  return [
+    { metric: `${metric}: time to first event p50`, unit: "ms", better: "lower", gantry: percentile(firstEvent.gantry!, 50), reference: percentile(firstEvent.reference!, 50), samples },
+    { metric: `${metric}: events/s p50`, unit: "events/s", better: "higher", gantry: percentile(perSecond.gantry!, 50), reference: percentile(perSecond.reference!, 50), goal: { ratio: 2 }, samples },
+  ];
+}
