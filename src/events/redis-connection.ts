@@ -39,13 +39,16 @@ export async function connectRedis(options: RedisOptions, log: Logger): Promise<
       commandTimeout: options.commandTimeoutMs ?? 10_000,
       connectionName: `gantry-${role}-${process.pid}`,
     });
-    // Logged once per outage: ioredis emits an error for every failed reconnect attempt.
+    // Logged once per outage: ioredis emits an error for every failed reconnect attempt, and none
+    // at all when Redis is back before the first reconnect, so a scheduled reconnect counts too.
     let down = false;
-    client.on("error", (err: Error) => {
+    const lost = (detail: { err?: string }) => {
       if (down) return;
       down = true;
-      log.warn("Redis connection lost; reconnecting", { connection: role, err: err.message });
-    });
+      log.warn("Redis connection lost; reconnecting", { connection: role, ...detail });
+    };
+    client.on("error", (err: Error) => lost({ err: err.message }));
+    client.on("reconnecting", () => lost({}));
     client.on("ready", () => {
       if (!down) return;
       down = false;
