@@ -2,9 +2,7 @@
 // worker, the cron scheduler, webhook delivery, sweepers and the HTTP app, composed for one role.
 // What differs between the two commands (event log and bus in process or in Redis, boot recovery,
 // shutdown hand-off, health probes) comes in as `ServerInfra`.
-import { serve } from "@hono/node-server";
 import { Hono } from "hono";
-import type { AddressInfo } from "node:net";
 import { applyProjectEnv, type ServeRole, type ServerConfig } from "../config/server-config.js";
 import { parseImportString } from "../config/langgraph-config.js";
 import { loadAuth, type AuthenticateHook, type AuthHooks } from "../auth/load-auth.js";
@@ -23,6 +21,7 @@ import { Worker } from "../queue/worker.js";
 import { fileClock, systemClock } from "../scheduler/clock.js";
 import { CronScheduler } from "../scheduler/cron-scheduler.js";
 import { StartupError } from "../errors.js";
+import { listenHttp } from "./listen-http.js";
 import type { Logger } from "../logging.js";
 import { loadGraphRegistry } from "../runtime/graph-registry.js";
 import { GraphStore } from "../runtime/graph-store.js";
@@ -198,20 +197,8 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const storeSweepMinutes = storeConfig?.ttl?.sweep_interval_minutes;
   const storeSweeper = storeSweepMinutes === undefined || !runsWorker ? undefined : startStoreTtlSweeper({ store, intervalMs: storeSweepMinutes * 60_000, log: logger });
 
-  const server = await new Promise<ReturnType<typeof serve>>((resolveListen, rejectListen) => {
-    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolveListen(s));
-    s.once("error", (err: NodeJS.ErrnoException) =>
-      rejectListen(
-        new StartupError(
-          err.code === "EADDRINUSE"
-            ? `Port ${config.port} on ${config.host} is already in use. Stop the other server or pass --port.`
-            : `Cannot listen on ${config.host}:${config.port}: ${err.message}`,
-        ),
-      ),
-    );
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}${config.mountPrefix}`;
+  const { server, port, origin } = await listenHttp(app.fetch, config.host, config.port);
+  const url = `${origin}${config.mountPrefix}`;
   selfUrl = url;
   deliveries?.start();
   logger.info("listening", { url, role, worker_id: infra.workerId, ...(servesApi ? { docs: `${url}/docs` } : {}) });
@@ -233,7 +220,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
         // After the worker: runs finishing during the grace period still record their webhooks.
         await deliveries?.stop();
         // Open streams would hold close() forever; their clients reconnect elsewhere (Location).
-        (server as import("node:http").Server).closeAllConnections();
+        server.closeAllConnections();
         await closed;
         await infra.close();
         await storage.close();

@@ -1,9 +1,7 @@
 // `gantry control-plane`: the /v2/deployments API, the reconciler and the router in one process,
 // state in an embedded SQLite file. `gantry control-plane keys create` mints an API key.
-import { serve } from "@hono/node-server";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadControlPlaneConfig, parseMasterKey, type ControlPlaneConfig, type ControlPlaneFlags } from "../config/control-plane-config.js";
@@ -17,6 +15,7 @@ import { secretsCipher } from "../control-plane/secrets-cipher.js";
 import { openPostgresControlPlaneStore } from "../control-plane/storage/postgres/store.js";
 import { openSqliteControlPlaneStore } from "../control-plane/storage/sqlite/store.js";
 import { StartupError } from "../errors.js";
+import { listenHttp } from "./listen-http.js";
 import { createLogger, type Logger } from "../logging.js";
 
 export const CONTROL_PLANE_USAGE = `Usage: gantry control-plane [options]
@@ -139,20 +138,7 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   await reconciler.start();
 
   const app = createControlPlaneApp({ deployments, store, driver, keys, checkPush: (id) => reconciler.checkPushNow(id), log: logger, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
-  const server = await new Promise<ReturnType<typeof serve>>((resolveListen, rejectListen) => {
-    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolveListen(s));
-    s.once("error", (err: NodeJS.ErrnoException) =>
-      rejectListen(
-        new StartupError(
-          err.code === "EADDRINUSE"
-            ? `Port ${config.port} on ${config.host} is already in use. Stop the other server or pass --port.`
-            : `Cannot listen on ${config.host}:${config.port}: ${err.message}`,
-        ),
-      ),
-    );
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  const { server, port, origin: url } = await listenHttp(app.fetch, config.host, config.port);
   logger.info("listening", { url });
 
   let closing: Promise<void> | null = null;
@@ -161,7 +147,7 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
     close() {
       closing ??= (async () => {
         await reconciler.stop();
-        (server as import("node:http").Server).closeAllConnections();
+        server.closeAllConnections();
         await new Promise<void>((done) => server.close(() => done()));
         await driver.close();
         await store.close();
