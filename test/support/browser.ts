@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext } from "playwright-core";
 import { beforeAll, describe, it } from "vitest";
+import { UI_BUILD_DIR } from "../../src/server/ui.js";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -68,4 +69,9 @@ export function describeWithChromium(name: string, body: () => void, options: { 
     return;
   }
   describe.skip(`${name} (skipped: ${reason}; to run it, ${HOW_TO_INSTALL})`, body);
+}
+
+/** Fails with the fix when the page a test opens was never built (the browser would show a 404). */
+export function requireUiBuild(page: "index.html" | "dashboard.html"): void {
+  if (!existsSync(join(UI_BUILD_DIR, page))) throw new Error(`The UI is not built in ${UI_BUILD_DIR}: run npm run build`);
 }

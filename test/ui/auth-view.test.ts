@@ -1,13 +1,10 @@
 // The /ui view on a server with custom auth (test/fixtures/auth), in a real headless Chromium: the
 // page loads without credentials, the API refuses it until the user enters their header, and then
 // shows that user's threads and nobody else's.
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { UI_BUILD_DIR } from "../../src/server/ui.js";
 import { AUTH_CONFIG, clientFor } from "../e2e/auth-isolation.cases.js";
-import { describeWithChromium, launchBrowser, type Browser } from "../support/browser.js";
+import { describeWithChromium, launchBrowser, requireUiBuild, type Browser } from "../support/browser.js";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 
 const SHOWN_WITHIN_MS = 15_000;
@@ -18,7 +15,7 @@ describeWithChromium("the /ui view under custom auth", () => {
   let page: Page;
 
   beforeAll(async () => {
-    if (!existsSync(join(UI_BUILD_DIR, "index.html"))) throw new Error(`The UI is not built in ${UI_BUILD_DIR}: run npm run build`);
+    requireUiBuild("index.html");
     server = await startGantry({ config: AUTH_CONFIG });
     browser = await launchBrowser();
     page = await browser.context.newPage();

@@ -1,13 +1,11 @@
 // The control plane's dashboard at / in a real headless Chromium, on a real `gantry control-plane`
 // building a local bare git repository: what a user clicks, and what the API says happened.
 import { Client } from "@langchain/langgraph-sdk";
-import { existsSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { UI_BUILD_DIR } from "../../src/server/ui.js";
 import { API_KEY, api, controlPlaneDataDir, createFixtureRepo, waitFor, type Api, type FixtureRepo, type RunningControlPlane, startControlPlane } from "../control-plane/support.js";
-import { describeWithChromium, launchBrowser, type Browser } from "../support/browser.js";
+import { describeWithChromium, launchBrowser, requireUiBuild, type Browser } from "../support/browser.js";
 
 // Waits are for things the page shows; the deadlines only bound a failure (a build and a health
 // check take a few seconds, more on a loaded machine).
@@ -33,7 +31,7 @@ describeWithChromium("the control plane's dashboard", () => {
     (await new Client({ apiUrl: `${cp.url}/deployments/${deploymentId}`, apiKey: API_KEY }).runs.wait(null, "agent", { input: { input } })) as { reply: string; secret: string };
 
   beforeAll(async () => {
-    if (!existsSync(join(UI_BUILD_DIR, "dashboard.html"))) throw new Error(`The UI is not built in ${UI_BUILD_DIR}: run npm run build`);
+    requireUiBuild("dashboard.html");
     repo = createFixtureRepo();
     repo.commit("v1");
     cp = await startControlPlane(controlPlaneDataDir());

@@ -1,14 +1,11 @@
 // The thread/run view at /ui in a real headless Chromium, on a real `gantry dev` serving a graph
 // that interrupts: what a user clicks, and what the API says happened.
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sdkClient } from "../e2e/http.js";
 import { fixture } from "../e2e/fixture-paths.js";
-import { describeWithChromium, launchBrowser, type Browser } from "../support/browser.js";
+import { describeWithChromium, launchBrowser, requireUiBuild, type Browser } from "../support/browser.js";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
-import { UI_BUILD_DIR } from "../../src/server/ui.js";
 
 // Waits are for things the page shows; the deadline only bounds a failure.
 const SHOWN_WITHIN_MS = 15_000;
@@ -19,7 +16,7 @@ describeWithChromium("the thread/run view at /ui", () => {
   let page: Page;
 
   beforeAll(async () => {
-    if (!existsSync(join(UI_BUILD_DIR, "index.html"))) throw new Error(`The UI is not built in ${UI_BUILD_DIR}: run npm run build`);
+    requireUiBuild("index.html");
     server = await startGantry({ config: fixture("ui", "langgraph.json") });
     browser = await launchBrowser();
     page = await browser.context.newPage();
