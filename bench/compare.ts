@@ -2,7 +2,8 @@
 // the JS reference server (in memory), both on the graphs of bench/langgraph.json, driven by the
 // official SDK over HTTP in one run. Each metric alternates between the servers in rounds so
 // machine noise falls on both; two floors (bare node:http under the same load, in-process
-// graph.invoke with Gantry's checkpointer) are measured in the same run. Prints a Markdown table
+// graph.invoke with Gantry's checkpointer) are measured in the same run, after a warm-up that gives
+// every server (and the in-process floor) the same time to reach its steady state. Prints a Markdown table
 // and writes the same as JSON to bench/results/latest.json. Exits 1 when any answer was wrong.
 import { Client } from "@langchain/langgraph-sdk";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -11,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { ErrorTally, type Row, type Target } from "./bench-target.js";
 import { inProcessInvokeTimes } from "./in-process-floor.js";
 import { storeItems, threadsWithMetadata, type DataCounts } from "./measure-data.js";
-import { concurrentWaits, customStream, pickups, sequentialChain, sequentialEcho, type RunCounts } from "./measure-runs.js";
+import { concurrentWaits, customStream, pickups, sequentialChain, sequentialEcho, warmUp, type RunCounts } from "./measure-runs.js";
 import { errorSummary, markdownTable, resultJson } from "./report.js";
 import { startGantryForBench, startHttpFloorForBench, startReferenceForBench, type BenchServer } from "./start-server.js";
 import { percentile } from "./stats.js";
@@ -19,6 +20,7 @@ import { percentile } from "./stats.js";
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const CONCURRENCY = 32;
 const SEQUENTIAL = env("BENCH_SEQUENTIAL", 300);
+const WARMUP_SECONDS = env("BENCH_WARMUP_SECONDS", 8);
 
 const runCounts: RunCounts = {
   // Each reference wait takes about half a second (its join re-checks the run every 500 ms), so it
@@ -57,12 +59,14 @@ async function main(): Promise<number> {
       { name: "reference", client: client(reference), server: reference },
     ];
     const floorClient = client(floor);
+    step(`warm-up: ${WARMUP_SECONDS} s of runs.wait on each server`);
+    await warmUp(targets, WARMUP_SECONDS, errors);
     step("sequential runs.wait, echo (and the HTTP floor)");
     rows.push(...(await sequentialEcho(targets, runCounts, errors, floorClient)));
     step("sequential runs.wait, ten-node chain");
     rows.push(...(await sequentialChain(targets, runCounts, errors)));
     step("in-process graph.invoke");
-    const invoke = percentile(await inProcessInvokeTimes(SEQUENTIAL, errors), 50);
+    const invoke = percentile(await inProcessInvokeTimes(SEQUENTIAL, errors, WARMUP_SECONDS), 50);
     const waitP50 = rows[0]!;
     rows.push(
       { metric: "in-process graph.invoke p50, echo, Gantry's SQLite checkpointer", unit: "ms", better: "lower", floor: invoke, samples: { floor: SEQUENTIAL } },

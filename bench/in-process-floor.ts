@@ -8,12 +8,15 @@ import { openSqliteStorage } from "../src/storage/sqlite/open-sqlite.js";
 import type { ErrorTally } from "./bench-target.js";
 import { graph as echoGraph } from "./graphs/echo.js";
 
-export async function inProcessInvokeTimes(count: number, errors: ErrorTally): Promise<number[]> {
+/** Warmed up for `warmUpSeconds` first, like the servers (see warmUp in measure-runs.ts). */
+export async function inProcessInvokeTimes(count: number, errors: ErrorTally, warmUpSeconds: number): Promise<number[]> {
   const dir = mkdtempSync(join(tmpdir(), "gantry-floor-"));
   const storage = openSqliteStorage(join(dir, "floor.sqlite"));
   try {
     echoGraph.checkpointer = storage.checkpoints.saver;
     const threadId = crypto.randomUUID();
+    const warmUntil = performance.now() + warmUpSeconds * 1000;
+    while (performance.now() < warmUntil) await echoGraph.invoke({ message: "warm" }, { configurable: { thread_id: threadId } });
     const times: number[] = [];
     for (let i = 0; i < count; i++) {
       const t0 = performance.now();

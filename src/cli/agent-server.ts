@@ -131,11 +131,14 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     resolveHost,
     configurableHeaders: headerFilter(config.project.http.configurable_headers),
     signals: {
-      created: async (run) => {
+      created: async (run, claimed) => {
         await events.open(run.run_id, { resumable: true });
+        if (claimed) return;
         // A lost wake-up costs one poll: never fail a run creation over it.
         await publishWake(bus).catch((err: unknown) => logger.warn("publishing a wake-up failed; workers will poll", { err: (err as Error).message }));
       },
+      // A run created here starts on this process's worker when it has room, without a claim.
+      reserve: () => worker?.reserve(),
       cancelRequested: (runIds, action) => {
         // Whichever replica runs it hears this; a lost message is caught by the next heartbeat.
         publishCancels(bus, runIds, action).catch((err: unknown) => logger.warn("publishing a cancel failed; the worker's heartbeat will see it", { err }));

@@ -4,7 +4,7 @@ import { conflict, invalid, notFound } from "../errors.js";
 import { newId } from "../ids.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
-import type { CancelAction, RunRepo, StoppedRunWebhook } from "../storage/run-ports.js";
+import type { CancelAction, ClaimedRun, RunRepo, StoppedRunWebhook } from "../storage/run-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
 import type { Assistant, Json, JsonObject, MultitaskStrategy, Run, RunStatus, Thread } from "../storage/records.js";
 import { authConfigurable, authField, authorize, type Access } from "./access.js";
@@ -38,9 +38,22 @@ export interface RunCreate {
   langsmith_tracer?: { project_name?: string; example_id?: string };
 }
 
+/**
+ * A worker slot held while a run is created on this process: the run is claimed in its creating
+ * transaction (EnqueueOptions.claimFor) and started here, or the slot is given back.
+ */
+export interface RunSlot {
+  claimFor: { workerId: string; leaseMs: number };
+  start(run: ClaimedRun): void;
+  release(): void;
+}
+
 /** How the run service tells the queue about new runs and cancellations. */
 export interface RunSignals {
-  created(run: Run): void | Promise<void>;
+  /** `claimed`: the run already has its worker, so no other needs waking. */
+  created(run: Run, claimed: boolean): void | Promise<void>;
+  /** A local worker's free slot, when this process runs a worker. */
+  reserve?(): RunSlot | undefined;
   cancelRequested(runIds: string[], action: CancelAction): void;
   /** Pending runs that ended without ever starting: their readers must be released. */
   stopped(runIds: string[]): void | Promise<void>;
@@ -179,6 +192,7 @@ export function runService(deps: RunServiceDeps): RunService {
         durability: body.durability ?? (body.checkpoint_during === false ? "exit" : "async"),
       };
       const multitask = stateless ? "enqueue" : (body.multitask_strategy ?? "enqueue");
+      const slot = signals.reserve?.();
       const result = await runs.enqueue(
         {
           run_id: runId,
@@ -194,18 +208,24 @@ export function runService(deps: RunServiceDeps): RunService {
           multitask,
           ...(threadAuth ? { threadAuth } : {}),
           ...(webhookFor ? { webhookFor } : {}),
+          ...(slot ? { claimFor: slot.claimFor } : {}),
           ...(stateless || body.if_not_exists === "create"
             ? { createThread: { metadata: (body.metadata ?? {}) as JsonObject, temporary } }
             : {}),
         },
-      );
+      ).catch((err: unknown) => {
+        slot?.release();
+        throw err;
+      });
+      if (result.kind !== "created" || !result.claimed) slot?.release();
       if (result.kind === "thread_missing") throw notFound(`Thread ${targetThread} not found (pass if_not_exists: "create" to create it)`);
       if (result.kind === "busy") {
         throw conflict(`Thread ${targetThread} is busy with another run, and multitask_strategy is "reject"`);
       }
       if (result.cancelled.length > 0) signals.cancelRequested(result.cancelled, multitask === "rollback" ? "rollback" : "interrupt");
       if (result.stopped.length > 0) await signals.stopped(result.stopped);
-      await signals.created(result.run);
+      await signals.created(result.run, result.claimed !== undefined);
+      if (result.claimed) slot?.start(result.claimed);
       return result.run;
     },
     get: (threadId, runId, access) => mustGet(threadId, runId, access),

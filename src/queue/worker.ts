@@ -3,6 +3,7 @@
 // on the bus (from this process or another replica); a slow poll and the heartbeat stay as the
 // safety net, so a lost message costs one poll interval, never a run.
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import type { RunSlot } from "../domain/runs.js";
 import type { MessageBus } from "../events/event-bus.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
@@ -40,6 +41,8 @@ export interface StopOptions {
 
 export class Worker {
   private readonly active = new Map<string, ActiveRun>();
+  /** Slots held by runs being created on this process (see RunSlot). */
+  private reserved = 0;
   private stopping = false;
   private filling: Promise<void> | null = null;
   private refill = false;
@@ -102,6 +105,33 @@ export class Worker {
     });
   }
 
+  /** A free slot for a run created here, or undefined when every slot is taken or the worker stops. */
+  reserve(): RunSlot | undefined {
+    if (this.stopping || this.active.size + this.reserved >= this.options.concurrency) return undefined;
+    this.reserved += 1;
+    let held = true;
+    const settle = () => {
+      if (!held) return false;
+      held = false;
+      this.reserved -= 1;
+      return true;
+    };
+    return {
+      claimFor: { workerId: this.options.workerId, leaseMs: this.options.leaseMs },
+      start: (run) => {
+        if (!settle()) return;
+        if (!this.stopping) return this.launch(run);
+        // Shutdown began while the run was being created: another worker takes it from the queue.
+        void this.deps.storage.runs
+          .release(run.run_id, this.options.workerId, new Date())
+          .catch((err: unknown) => this.deps.log.warn("handing back a run created during shutdown failed; the sweeper will requeue it", { run_id: run.run_id, err }));
+      },
+      release: () => {
+        if (settle()) this.wake();
+      },
+    };
+  }
+
   /** Stops a run this worker holds; false when it isn't here (another process may hold it). */
   cancel(runId: string, action: CancelAction): boolean {
     const run = this.active.get(runId);
@@ -145,7 +175,7 @@ export class Worker {
   private async fill(): Promise<void> {
     const { storage, log } = this.deps;
     try {
-      while (!this.stopping && this.active.size < this.options.concurrency) {
+      while (!this.stopping && this.active.size + this.reserved < this.options.concurrency) {
         const run = await storage.runs.claim(this.options.workerId, this.options.leaseMs, new Date());
         if (!run) break;
         this.launch(run);

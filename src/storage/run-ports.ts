@@ -29,6 +29,13 @@ export interface EnqueueOptions {
   threadAuth?: AuthFilter;
   /** The webhook of a pending run that interrupt stops before it started, written in the same transaction. */
   webhookFor?: StoppedRunWebhook;
+  /**
+   * A worker of the creating process with a free slot. When the run could be claimed right now
+   * (available now, nothing else pending or running on its thread, no eligible run waiting in the
+   * queue), it is stored running under this worker's lease: the claim's round trip is saved, and
+   * the queue's order is kept.
+   */
+  claimFor?: { workerId: string; leaseMs: number };
 }
 
 /**
@@ -45,6 +52,8 @@ export type EnqueueResult =
       cancelled: string[];
       /** Pending runs that were stopped (or deleted) at once by interrupt/rollback. */
       stopped: string[];
+      /** Set when the run was claimed at once for `claimFor`; `run` still shows it as created (pending). */
+      claimed?: ClaimedRun;
     }
   | { kind: "thread_missing" }
   | { kind: "busy" };

@@ -58,6 +58,17 @@ function rowToClaimed(row: RunRow): ClaimedRun {
   return { ...rowToRun(row), attempt: row.attempt, cancel_action: row.cancel_action };
 }
 
+/** A new run may skip the queue when its thread has nothing else pending or running and no eligible run is waiting. */
+async function startsAtOnce(client: PoolClient, threadId: string, now: Date): Promise<boolean> {
+  const { rows } = await query<{ blocked: boolean }>(
+    client,
+    `SELECT EXISTS (SELECT 1 FROM runs WHERE thread_id = $1 AND status IN ('pending', 'running'))
+         OR EXISTS (SELECT 1 FROM runs WHERE status = 'pending' AND available_at <= $2) AS blocked`,
+    [threadId, now],
+  );
+  return rows[0]?.blocked === false;
+}
+
 /** jsonb parameter that keeps a JSON null as SQL NULL, as the thread columns expect. */
 function jsonOrNull(value: Json | null): string | null {
   return value === null ? null : JSON.stringify(value);
@@ -193,10 +204,13 @@ export function postgresRuns(pool: Pool): RunRepo {
             stopped = result.stopped;
           }
         }
+        // The thread's row is locked (or was just inserted), so its runs cannot change until commit.
+        const claimFor = options.claimFor && input.available_at <= now && (await startsAtOnce(client, input.thread_id, now)) ? options.claimFor : undefined;
         const { rows } = await query<RunRow>(
           client,
-          `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at)
-           VALUES ($1, $2, $3, $4, $4, 'pending', $5::jsonb, $6::jsonb, $7, $8)
+          `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at,
+                             attempt, lease_owner, lease_until)
+           VALUES ($1, $2, $3, $4, $4, $9, $5::jsonb, $6::jsonb, $7, $8, $10, $11, $12)
            RETURNING ${COLUMNS}`,
           [
             input.run_id,
@@ -207,11 +221,17 @@ export function postgresRuns(pool: Pool): RunRepo {
             JSON.stringify(input.kwargs),
             input.multitask_strategy,
             input.available_at,
+            claimFor ? "running" : "pending",
+            claimFor ? 1 : 0,
+            claimFor?.workerId ?? null,
+            claimFor ? new Date(now.getTime() + claimFor.leaseMs) : null,
           ],
         );
         // Stopping the old runs may have settled the thread to idle; the new run makes it busy again.
         await query(client, "UPDATE threads SET status = 'busy' WHERE thread_id = $1", [input.thread_id]);
-        return { kind: "created", run: rowToRun(rows[0]!), cancelled, stopped };
+        const row = rows[0]!;
+        if (!claimFor) return { kind: "created", run: rowToRun(row), cancelled, stopped };
+        return { kind: "created", run: { ...rowToRun(row), status: "pending" }, cancelled, stopped, claimed: rowToClaimed(row) };
       });
     },
 

@@ -61,6 +61,8 @@ export function sqliteRuns(db: Database.Database): RunRepo {
   };
   const threadExists = sql("SELECT metadata FROM threads WHERE thread_id = ?");
   const inflight = sql("SELECT run_id, status FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq");
+  const threadHasRuns = sql("SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1");
+  const eligibleWaiting = sql("SELECT 1 FROM runs WHERE status = 'pending' AND available_at <= ? LIMIT 1");
 
   /** After runs of a thread stopped: idle, or busy while others still wait or run. */
   const settleThread = (threadId: string, now: string, preferred: "idle" | "interrupted" | "error" = "idle") => {
@@ -133,9 +135,12 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       stopped = result.stopped;
     }
     const seq = ((sql("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs").get() as { seq: number }).seq);
+    const availableAt = run.available_at.toISOString();
+    const claimFor = options.claimFor && availableAt <= now && !threadHasRuns.get(run.thread_id) && !eligibleWaiting.get(now) ? options.claimFor : undefined;
     sql(
-      `INSERT INTO runs (run_id, seq, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+      `INSERT INTO runs (run_id, seq, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at,
+                         attempt, lease_owner, lease_until)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       run.run_id,
       seq,
@@ -143,13 +148,19 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       run.assistant_id,
       now,
       now,
+      claimFor ? "running" : "pending",
       JSON.stringify(run.metadata),
       JSON.stringify(run.kwargs),
       run.multitask_strategy,
-      run.available_at.toISOString(),
+      availableAt,
+      claimFor ? 1 : 0,
+      claimFor?.workerId ?? null,
+      claimFor ? new Date(Date.parse(now) + claimFor.leaseMs).toISOString() : null,
     );
     sql("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(now, run.thread_id);
-    return { kind: "created", run: rowToRun(getRow.get(run.run_id) as RunRow), cancelled, stopped };
+    const row = getRow.get(run.run_id) as RunRow;
+    if (!claimFor) return { kind: "created", run: rowToRun(row), cancelled, stopped };
+    return { kind: "created", run: { ...rowToRun(row), status: "pending" }, cancelled, stopped, claimed: rowToClaimed(row) };
   });
 
   const claim = db.transaction((workerId: string, leaseMs: number, now: Date): ClaimedRun | null => {

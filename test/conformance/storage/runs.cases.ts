@@ -206,6 +206,55 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     });
   }
 
+  // ---- claim at creation (claimFor) ------------------------------------------------------------
+
+  const claimFor = { workerId: WORKER, leaseMs: LEASE_MS };
+
+  fresh("claims a run in its creating transaction when nothing is ahead of it, answering it as created", async (s) => {
+    const input = newRun(newId());
+    const result = await s.runs.enqueue(input, { threadMetadata: {}, multitask: "enqueue", createThread: { metadata: {}, temporary: true }, claimFor });
+    if (result.kind !== "created") throw new Error(`enqueue answered ${result.kind}`);
+
+    expect(result.run.status).toBe("pending");
+    expect(result.claimed).toMatchObject({ run_id: input.run_id, status: "running", attempt: 1, cancel_action: null });
+    expect(await statusOf(s, input.run_id)).toBe("running");
+    expect(await threadStatus(s, input.thread_id)).toBe("busy");
+    expect(await claim(s)).toBeNull();
+    // The lease is the claimer's: its heartbeat holds it, and it finishes the run.
+    expect(await s.runs.heartbeat(WORKER, [input.run_id], LEASE_MS, new Date())).toEqual(new Map());
+    expect(await s.runs.finish(input.run_id, "someone-else", success)).toBe(false);
+    expect(await s.runs.finish(input.run_id, WORKER, success)).toBe(true);
+    expect(await threadStatus(s, input.thread_id)).toBe("idle");
+  });
+
+  fresh("leaves a run pending when its thread has a run ahead of it", async (s) => {
+    const threadId = await thread(s);
+    const first = await enqueue(s, newRun(threadId));
+    const result = await s.runs.enqueue(newRun(threadId), { threadMetadata: {}, multitask: "enqueue", claimFor });
+
+    expect(result).toMatchObject({ kind: "created" });
+    expect(result.kind === "created" ? result.claimed : "not created").toBeUndefined();
+    expect((await claim(s))?.run_id).toBe(first.run_id);
+  });
+
+  fresh("leaves a run pending when an eligible run of another thread waits in the queue", async (s) => {
+    const waiting = await enqueue(s, newRun(await thread(s)));
+    const result = await s.runs.enqueue(newRun(await thread(s)), { threadMetadata: {}, multitask: "enqueue", claimFor });
+
+    expect(result).toMatchObject({ kind: "created" });
+    expect(result.kind === "created" ? result.claimed : "not created").toBeUndefined();
+    expect((await claim(s))?.run_id).toBe(waiting.run_id);
+  });
+
+  fresh("leaves a run with after_seconds pending until its time", async (s) => {
+    const later = newRun(await thread(s), { available_at: new Date(Date.now() + 60 * SECOND) });
+    const result = await s.runs.enqueue(later, { threadMetadata: {}, multitask: "enqueue", claimFor });
+
+    expect(result).toMatchObject({ kind: "created" });
+    expect(result.kind === "created" ? result.claimed : "not created").toBeUndefined();
+    expect(await statusOf(s, later.run_id)).toBe("pending");
+  });
+
   // ---- claim ---------------------------------------------------------------------------------
 
   fresh("claims a run under a lease, counting the attempt", async (s) => {
