@@ -72,6 +72,8 @@ await describeWithRedis("gantry serve through a PostgreSQL restart", () => {
       const inFlightThread = await client.threads.create();
       const inFlight = await client.runs.create(inFlightThread.thread_id, "slow", { input: { ms: 1_500, label: "in flight" } });
       await eventually("the run to start", async () => ((await client.runs.get(inFlightThread.thread_id, inFlight.run_id)).status === "running" ? true : undefined));
+      // A client waiting on the run through the outage gets its result once the run completes.
+      const joinedThroughOutage = client.runs.join(inFlightThread.thread_id, inFlight.run_id);
       const queuedThread = await client.threads.create();
       const queued = await client.runs.create(queuedThread.thread_id, "slow", { input: { ms: 1, label: "queued" }, afterSeconds: 2 });
 
@@ -101,6 +103,7 @@ await describeWithRedis("gantry serve through a PostgreSQL restart", () => {
       await eventually("/ok to report healthy again", async () => ((await request(server.url, "GET", "/ok")).status === 200 ? true : undefined), 20_000);
       expect(logLines(server, "PostgreSQL connection restored").length).toBeGreaterThan(0);
 
+      expect(await joinedThroughOutage).toMatchObject({ log: ["in flight"] });
       expect(await client.runs.join(inFlightThread.thread_id, inFlight.run_id)).toMatchObject({ log: ["in flight"] });
       expect(await client.runs.get(inFlightThread.thread_id, inFlight.run_id)).toMatchObject({ status: "success" });
       expect(await client.runs.join(queuedThread.thread_id, queued.run_id)).toMatchObject({ log: ["queued"] });
