@@ -90,8 +90,12 @@ await describeWithRedis("gantry serve through a PostgreSQL restart", () => {
       const waited = await request(server.url, "POST", "/runs/wait", { body: { assistant_id: "slow", input: { ms: 1, label: "during" } } });
       expect(waited.status).toBe(503);
       expect(detailOf(waited)).toContain("PostgreSQL");
+      const state = await request(server.url, "GET", `/threads/${inFlightThread.thread_id}/state`);
+      expect(state.status).toBe(503);
+      expect(detailOf(state)).toContain("PostgreSQL");
       // The SDK reports a 503 it gave up retrying as a connection error quoting the answer.
       await expect(client.threads.get(inFlightThread.thread_id)).rejects.toThrow(/HTTP 503: .*PostgreSQL cannot be reached/);
+      await expect(client.runs.wait(null, "slow", { input: { ms: 1, label: "during" } })).rejects.toThrow(/HTTP 503: .*PostgreSQL cannot be reached/);
       await eventually("the replica to log the lost database", async () => (logLines(server, "PostgreSQL connection lost").length > 0 ? true : undefined));
       // The in-flight run's sleep ends while the database is away: its checkpoint cannot be written.
       await eventually(
