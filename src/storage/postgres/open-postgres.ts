@@ -25,10 +25,20 @@ export interface PostgresOptions {
 }
 
 /**
- * How long a request waits for a new connection before it fails (503). pg's default waits forever,
- * which turns a database out of reach (not refusing, just silent) into requests that hang.
+ * How long opening a connection may take before it fails (503). pg's default waits forever, which
+ * turns a database out of reach (not refusing, just silent) into requests that hang.
  */
 const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * The timeout goes on each client, not on the pool: there it would also fail requests that only
+ * wait for a free connection under load, which is no outage.
+ */
+class TimedClient extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
 
 export interface PostgresStorage extends Storage {
   readonly backend: "postgres";
@@ -42,7 +52,7 @@ export interface PostgresStorage extends Storage {
 export async function openPostgresStorage(options: PostgresOptions): Promise<PostgresStorage> {
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
   const connection: pg.ClientConfig = { connectionString: options.url, options: schema ? `-c search_path=${schema}` : undefined };
-  const pool = new pg.Pool({ ...connection, max: options.poolMax ?? 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({ ...connection, max: options.poolMax ?? 10, Client: TimedClient });
   const watch = watchConnections(pool, options.log, describeTarget(options.url));
 
   let migrated: string[];

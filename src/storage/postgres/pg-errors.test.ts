@@ -28,7 +28,7 @@ describe("isUnreachable", () => {
     expect(isUnreachable(withCode("the database system is starting up", "57P03"))).toBe(true);
     expect(isUnreachable(withCode("connection failure", "08006"))).toBe(true);
     expect(isUnreachable(new Error("Connection terminated unexpectedly"))).toBe(true);
-    expect(isUnreachable(new Error("timeout exceeded when trying to connect"))).toBe(true);
+    expect(isUnreachable(new Error("timeout expired"))).toBe(true);
   });
 
   it("is false for errors in the statement or the data", () => {

@@ -15,7 +15,7 @@ const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "53300"]);
 /** Socket errors from Node when the server is down or out of reach. */
 const UNREACHABLE_SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"]);
 // pg reports a connection that ended under it, and a connect that timed out, with messages only.
-const UNREACHABLE_MESSAGES = [/^Connection terminated/, /connection error and is not queryable/, /^timeout exceeded when trying to connect/];
+const UNREACHABLE_MESSAGES = [/^Connection terminated/, /connection error and is not queryable/, /^timeout expired$/];
 
 function sqlState(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
