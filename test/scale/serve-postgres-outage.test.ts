@@ -70,7 +70,7 @@ await describeWithRedis("gantry serve through a PostgreSQL restart", () => {
 
       // One run sleeping when the database goes, one queued to start a moment later.
       const inFlightThread = await client.threads.create();
-      const inFlight = await client.runs.create(inFlightThread.thread_id, "slow", { input: { ms: 1_500, label: "in flight" } });
+      const inFlight = await client.runs.create(inFlightThread.thread_id, "slow", { input: { ms: 3_000, label: "in flight" } });
       await eventually("the run to start", async () => ((await client.runs.get(inFlightThread.thread_id, inFlight.run_id)).status === "running" ? true : undefined));
       // A client waiting on the run through the outage gets its result once the run completes.
       const joinedThroughOutage = client.runs.join(inFlightThread.thread_id, inFlight.run_id);
@@ -110,6 +110,9 @@ await describeWithRedis("gantry serve through a PostgreSQL restart", () => {
       expect(await joinedThroughOutage).toMatchObject({ log: ["in flight"] });
       expect(await client.runs.join(inFlightThread.thread_id, inFlight.run_id)).toMatchObject({ log: ["in flight"] });
       expect(await client.runs.get(inFlightThread.thread_id, inFlight.run_id)).toMatchObject({ status: "success" });
+      // It stopped while the database was still away, so the sweeper, still running, requeued it.
+      expect(logLines(server, "run stopped: the database is unreachable").find((l) => l.run_id === inFlight.run_id)).toMatchObject({ requeued: "when its lease lapses" });
+      expect(logLines(server, "recovered runs whose worker stopped")).toContainEqual(expect.objectContaining({ requeued: 1 }));
       expect(await client.runs.join(queuedThread.thread_id, queued.run_id)).toMatchObject({ log: ["queued"] });
       expect(await client.runs.get(queuedThread.thread_id, queued.run_id)).toMatchObject({ status: "success" });
 
