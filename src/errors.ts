@@ -10,13 +10,15 @@ export type ErrorKind =
   | "invalid"
   | "busy"
   | "unsupported"
-  | "too_large";
+  | "too_large"
+  /** A service the server needs (the database) cannot be reached right now; trying again later may work. */
+  | "unavailable";
 
 export class GantryError extends Error {
   readonly kind: ErrorKind;
 
-  constructor(kind: ErrorKind, message: string) {
-    super(message);
+  constructor(kind: ErrorKind, message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = "GantryError";
     this.kind = kind;
   }
@@ -47,6 +49,9 @@ export const conflict = (message: string) => new GantryError("conflict", message
 export const invalid = (message: string) => new GantryError("invalid", message);
 export const unsupported = (message: string) => new GantryError("unsupported", message);
 export const forbidden = (message: string) => new GantryError("forbidden", message);
+
+/** True for an error that means the database (or another service) is away, not that the request is wrong. */
+export const isUnavailable = (err: unknown): boolean => err instanceof GantryError && err.kind === "unavailable";
 
 /**
  * A refusal from the user's own auth code (an `HTTPException` it threw): its status and headers

@@ -78,7 +78,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const auth = await loadProjectAuth(config.project.root, config.project.raw.auth?.path, logger);
   const storeConfig = config.project.raw.store;
   const storeIndex = storeConfig?.index ? await loadStoreIndex(config.project.root, storeConfig.index) : undefined;
-  const { storage, migrated, location } = await openStorage(config);
+  const { storage, migrated, location } = await openStorage(config, logger);
   logger.info("storage ready", { backend: storage.backend, location, migrated });
 
   const assistants = assistantService({ assistants: storage.assistants, threads: storage.threads, graphs });

@@ -43,7 +43,7 @@ export async function startServeServer(flags: ServeFlags, log?: Logger): Promise
       aloneOnDatabase: false,
       handOffOnShutdown: true,
       sweepLock,
-      probes: [{ name: "redis", ping: () => redis.ping() }],
+      probes: [{ name: "redis", label: "Redis", ping: () => redis.ping() }],
       close: () => redis.close(),
     });
   } catch (err) {

@@ -4,6 +4,7 @@
 // checkpoints the run wrote. A later attempt (the run's worker died, or handed it back) resumes
 // from the run's last checkpoint instead of starting over.
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import { isUnavailable } from "../errors.js";
 import { bestEffortWrites } from "../events/best-effort-log.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
@@ -121,6 +122,9 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
       ms: Math.round(performance.now() - started),
     });
   } catch (err) {
+    // Without the database no outcome can be recorded, and the run is not at fault: the worker
+    // puts it back in the queue (emitting no error event, so readers keep waiting for its end).
+    if (isUnavailable(err) && !signal.aborted) throw err;
     const action = ctx.signal.aborted ? ctx.cancelAction() : undefined;
     handedOff = ctx.signal.aborted && !action && ctx.handingOff?.() === true;
     if (handedOff) {

@@ -4,6 +4,7 @@
 // safety net, so a lost message costs one poll interval, never a run.
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RunSlot } from "../domain/runs.js";
+import { isUnavailable } from "../errors.js";
 import type { MessageBus } from "../events/event-bus.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
@@ -182,11 +183,15 @@ export class Worker {
       }
       await this.scheduleNextDelayed();
     } catch (err) {
-      log.warn("claiming runs failed; will retry at the next poll", { err });
+      // Storage logs an outage once; repeating it at every poll would bury everything else.
+      log[isUnavailable(err) ? "debug" : "warn"]("claiming runs failed; will retry at the next poll", { err });
     }
   }
 
   private launch(run: ClaimedRun): void {
+    // A lease that lapsed while the database was away can be requeued and claimed back by this very
+    // worker while the run still executes here: the claim renewed the lease, the execution goes on.
+    if (this.active.has(run.run_id)) return;
     const controller = new AbortController();
     const entry: ActiveRun = { controller, done: Promise.resolve() };
     if (run.cancel_action) {
@@ -206,12 +211,26 @@ export class Worker {
       timeoutMs: this.options.timeoutMs,
       ...(this.deps.webhooks ? { webhooks: this.deps.webhooks } : {}),
     })
-      .catch((err: unknown) => this.deps.log.error("run execution failed unexpectedly", { run_id: run.run_id, err }))
+      .catch((err: unknown) => (isUnavailable(err) ? this.requeueAfterOutage(run, err) : this.deps.log.error("run execution failed unexpectedly", { run_id: run.run_id, err })))
       .finally(() => {
         this.active.delete(run.run_id);
         this.wake();
       });
     this.active.set(run.run_id, entry);
+  }
+
+  /**
+   * A run that lost the database mid-way recorded nothing: it goes back to the queue, at once if the
+   * database is already back, otherwise when its lease lapses and a sweeper requeues it. Its next
+   * attempt resumes from its last checkpoint.
+   */
+  private async requeueAfterOutage(run: ClaimedRun, err: unknown): Promise<void> {
+    const released = await this.deps.storage.runs.release(run.run_id, this.options.workerId, new Date()).catch(() => false);
+    this.deps.log.warn("run stopped: the database is unreachable", {
+      run_id: run.run_id,
+      requeued: released ? "now" : "when its lease lapses",
+      err: (err as Error).message,
+    });
   }
 
   /** A run with after_seconds becomes eligible later: wake up exactly then instead of polling for it. */
@@ -232,16 +251,19 @@ export class Worker {
       const flagged = await this.deps.storage.runs.heartbeat(this.options.workerId, [...this.active.keys()], this.options.leaseMs, new Date());
       for (const [runId, action] of flagged) this.cancel(runId, action);
     } catch (err) {
-      this.deps.log.warn("heartbeat failed; leases may lapse if this continues", { err });
+      this.deps.log[isUnavailable(err) ? "debug" : "warn"]("heartbeat failed; leases may lapse if this continues", { err });
     }
   }
 
   private async sweep(): Promise<void> {
     try {
       if (this.deps.sweepLock && !(await this.deps.sweepLock())) return;
+      // Renew this worker's own leases first: after an outage longer than a lease, its runs still
+      // executing here must not be swept as if their worker had died.
+      await this.heartbeat();
       await this.recover();
     } catch (err) {
-      this.deps.log.warn("sweeping expired runs failed", { err });
+      this.deps.log[isUnavailable(err) ? "debug" : "warn"]("sweeping expired runs failed", { err });
     }
   }
 }

@@ -4,7 +4,7 @@
 // Occurrences missed while no scheduler ran (downtime) are skipped with a warning: the cron fires
 // once for them, never once per missed occurrence. The claim comes before the run, so a process that
 // dies between the two loses that one occurrence rather than firing it twice.
-import { GantryError } from "../errors.js";
+import { GantryError, isUnavailable } from "../errors.js";
 import type { Logger } from "../logging.js";
 import { nextRunDate, occurrencesBetween, parseSchedule } from "../domain/cron-schedule.js";
 import type { Cron, CronRepo, StoredCron } from "../storage/cron-ports.js";
@@ -75,7 +75,8 @@ export class CronScheduler {
         if (due.length < this.options.batch) break;
       }
     } catch (err) {
-      log.warn("looking for due crons failed; will retry at the next tick", { err });
+      // Storage logs an outage once; repeating it at every tick would bury everything else.
+      log[isUnavailable(err) ? "debug" : "warn"]("looking for due crons failed; will retry at the next tick", { err });
     }
     // Tests read this line to know a scheduler has finished a pass at a given clock time.
     log.debug("cron tick", { now: now.toISOString(), fired });
@@ -120,7 +121,7 @@ export class CronScheduler {
     } catch (err) {
       // The occurrence is spent either way: a refusal now (a busy thread under reject, a deleted
       // assistant) would be refused again on every retry.
-      if (err instanceof GantryError) log.warn("cron occurrence skipped: its run was refused", { scheduled_for: dueAt.toISOString(), detail: err.message });
+      if (err instanceof GantryError && !isUnavailable(err)) log.warn("cron occurrence skipped: its run was refused", { scheduled_for: dueAt.toISOString(), detail: err.message });
       else log.error("cron occurrence skipped: creating its run failed", { scheduled_for: dueAt.toISOString(), err });
     }
     return true;

@@ -17,6 +17,7 @@ const STATUS_BY_KIND = {
   too_large: 413,
   invalid: 422,
   unsupported: 422,
+  unavailable: 503,
 } as const satisfies Record<ErrorKind, number>;
 
 export function statusOf(kind: ErrorKind): (typeof STATUS_BY_KIND)[ErrorKind] {

@@ -1,5 +1,6 @@
 // Picks the backend: PostgreSQL when a database URL is configured, the embedded SQLite file otherwise.
 import { StartupError } from "../errors.js";
+import type { Logger } from "../logging.js";
 import type { Storage } from "./ports.js";
 import { openSqliteStorage } from "./sqlite/open-sqlite.js";
 
@@ -10,13 +11,13 @@ export interface OpenedStorage {
   location: string;
 }
 
-export async function openStorage(options: { sqliteFile: string; databaseUrl?: string; postgresPoolMax: number }): Promise<OpenedStorage> {
+export async function openStorage(options: { sqliteFile: string; databaseUrl?: string; postgresPoolMax: number }, log?: Logger): Promise<OpenedStorage> {
   if (options.databaseUrl) {
     const location = redactUrl(options.databaseUrl);
     try {
       // Loaded on demand so the embedded default never loads the PostgreSQL driver.
       const { openPostgresStorage } = await import("./postgres/open-postgres.js");
-      const storage = await openPostgresStorage({ url: options.databaseUrl, poolMax: options.postgresPoolMax });
+      const storage = await openPostgresStorage({ url: options.databaseUrl, poolMax: options.postgresPoolMax, log });
       return { storage, migrated: storage.migrated, location };
     } catch (err) {
       if (err instanceof StartupError) throw new StartupError(`${err.message} (the database comes from DATABASE_URL; unset it to use the embedded SQLite file)`);

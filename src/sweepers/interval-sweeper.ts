@@ -1,5 +1,6 @@
 // Runs a sweep on an interval, one at a time; a failed sweep is logged and retried at the next
 // tick, never crashing the server. The timer does not keep the process alive.
+import { isUnavailable } from "../errors.js";
 import type { Logger } from "../logging.js";
 
 export interface Sweeper {
@@ -14,7 +15,8 @@ export function startIntervalSweeper(options: { what: string; intervalMs: number
       const deleted = await sweep();
       if (deleted > 0) log.info(`swept ${what}`, { deleted });
     } catch (err) {
-      log.warn(`sweeping ${what} failed; will retry`, { err });
+      // Storage logs an outage once: the sweep just tries again at the next tick.
+      log[isUnavailable(err) ? "debug" : "warn"](`sweeping ${what} failed; will retry`, { err });
     }
   };
   const timer = setInterval(() => {

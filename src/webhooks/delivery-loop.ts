@@ -3,6 +3,7 @@
 // only delays its own webhook. Wake-ups come from runs finishing on this process; a poll picks up
 // what other processes recorded and what a retry's backoff made due.
 import type { WebhookConfig } from "../config/webhook-config.js";
+import { isUnavailable } from "../errors.js";
 import type { Logger } from "../logging.js";
 import type { WebhookDelivery, WebhookOutbox } from "../storage/webhook-ports.js";
 import { GANTRY_VERSION } from "../version.js";
@@ -99,7 +100,8 @@ export class WebhookDeliveryLoop {
       }
       await this.scheduleNextDue();
     } catch (err) {
-      log.warn("claiming webhook deliveries failed; will retry at the next poll", { err });
+      // Storage logs an outage once; repeating it at every poll would bury everything else.
+      log[isUnavailable(err) ? "debug" : "warn"]("claiming webhook deliveries failed; will retry at the next poll", { err });
     }
   }
 

@@ -69,7 +69,7 @@ await describeWithPostgresAndRedis("gantry serve through a Redis restart", () =>
       const response = await request(replica.url, "GET", "/ok");
       return response.status === 503 ? response : undefined;
     });
-    expect(down.json).toMatchObject({ ok: false, detail: expect.stringContaining("redis"), services: { database: "ok", redis: "unreachable" } });
+    expect(down.json).toMatchObject({ ok: false, detail: expect.stringContaining("Redis"), services: { database: "ok", redis: "unreachable" } });
 
     redis = await startRedis(port);
     await eventually("/ok to report healthy again", async () => ((await request(replica.url, "GET", "/ok")).status === 200 ? true : undefined), 20_000);

@@ -20,7 +20,10 @@ export interface Capabilities {
 
 /** A service the server needs besides its database (Redis under `gantry serve`). */
 export interface HealthProbe {
+  /** Its key under `services`. */
   name: string;
+  /** How the 503 detail names it. */
+  label: string;
   ping(): Promise<boolean>;
 }
 
@@ -35,10 +38,11 @@ export async function healthResponse(
   checkDb: boolean,
 ): Promise<{ body: Record<string, unknown>; status: 200 | 500 | 503 }> {
   if (!checkDb && probes.length === 0) return { body: { ok: true }, status: 200 };
-  const checks = [{ name: "database", ping: () => storage.ping() }, ...probes];
-  const results = await Promise.all(checks.map(async (probe) => [probe.name, await withinDeadline(probe.ping())] as const));
-  const services = Object.fromEntries(results.map(([name, up]) => [name, up ? "ok" : "unreachable"]));
-  const down = results.filter(([, up]) => !up).map(([name]) => name);
+  const database: HealthProbe = { name: "database", label: storage.backend === "postgres" ? "PostgreSQL" : "SQLite", ping: () => storage.ping() };
+  const checks = [database, ...probes];
+  const results = await Promise.all(checks.map(async (probe) => ({ probe, up: await withinDeadline(probe.ping()) })));
+  const services = Object.fromEntries(results.map(({ probe, up }) => [probe.name, up ? "ok" : "unreachable"]));
+  const down = results.filter(({ up }) => !up).map(({ probe }) => probe.label);
   if (down.length === 0) return { body: { ok: true, services }, status: 200 };
   if (probes.length === 0) return { body: { ok: false, services }, status: 500 };
   return { body: { ok: false, detail: `Unhealthy: cannot reach ${down.join(" and ")}`, services }, status: 503 };

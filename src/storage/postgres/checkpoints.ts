@@ -8,7 +8,7 @@ import type { CheckpointStore } from "../checkpoint-ports.js";
 import { fencedSaver } from "../fenced-saver.js";
 import { MIGRATION_LOCK_CLASS } from "./migrate.js";
 import { isLockTimeout } from "./pg-errors.js";
-import { run as query, transaction } from "./sql-helpers.js";
+import { queryFailure, run as query, transaction } from "./sql-helpers.js";
 
 /** As long as the wait for our own migrations: setup only creates a few tables. */
 const LOCK_WAIT_MS = 60_000;
@@ -61,11 +61,42 @@ async function setUpUnderLock(options: PostgresCheckpointOptions): Promise<void>
   }
 }
 
+/**
+ * The saver with its driver errors translated as the repos' are: a checkpoint read or write during
+ * an outage then reads as the database being away (503, a run handed back), not as a failure.
+ */
+function translatingErrors(pool: pg.Pool, saver: PostgresSaver): PostgresSaver {
+  return new Proxy(saver, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (result instanceof Promise) return result.catch((err: unknown) => Promise.reject(queryFailure(pool, err)));
+        if (isAsyncIterable(result)) return translatedIteration(pool, result);
+        return result;
+      };
+    },
+  });
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof (value as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === "function";
+}
+
+async function* translatedIteration<T>(pool: pg.Pool, items: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* items;
+  } catch (err) {
+    throw queryFailure(pool, err);
+  }
+}
+
 // Checkpoint ids are uuid6: fixed-width lower-case hex with the timestamp's high bits first, so
 // their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
 // the latest), and the comparisons below use the same columns with the same collation.
 function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
-  const { saver, fence } = fencedSaver(new PostgresSaver(pool, undefined, { schema }));
+  const { saver, fence } = fencedSaver(translatingErrors(pool, new PostgresSaver(pool, undefined, { schema })));
 
   async function deleteThread(threadId: string): Promise<void> {
     await transaction(pool, async (client) => {

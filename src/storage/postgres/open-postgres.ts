@@ -2,10 +2,12 @@
 // one database at once; migrations serialise on an advisory lock, everything else on row locks.
 import pg from "pg";
 import { StartupError } from "../../errors.js";
+import type { Logger } from "../../logging.js";
 import type { CheckpointStore } from "../checkpoint-ports.js";
 import type { Storage } from "../ports.js";
 import { postgresAssistants } from "./assistants.js";
 import { openPostgresCheckpoints } from "./checkpoints.js";
+import { watchConnections } from "./connection-watch.js";
 import { postgresCrons } from "./crons.js";
 import { checkSchemaName, migratePostgres } from "./migrate.js";
 import { postgresRuns } from "./runs.js";
@@ -18,6 +20,24 @@ export interface PostgresOptions {
   /** Every pooled connection uses this schema (created when missing); otherwise the URL's search_path. */
   schema?: string;
   poolMax?: number;
+  /** Where losing and regaining the database is logged. */
+  log?: Logger;
+}
+
+/**
+ * How long opening a connection may take before it fails (503). pg's default waits forever, which
+ * turns a database out of reach (not refusing, just silent) into requests that hang.
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * The timeout goes on each client, not on the pool: there it would also fail requests that only
+ * wait for a free connection under load, which is no outage.
+ */
+class TimedClient extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
 }
 
 export interface PostgresStorage extends Storage {
@@ -32,11 +52,8 @@ export interface PostgresStorage extends Storage {
 export async function openPostgresStorage(options: PostgresOptions): Promise<PostgresStorage> {
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
   const connection: pg.ClientConfig = { connectionString: options.url, options: schema ? `-c search_path=${schema}` : undefined };
-  const pool = new pg.Pool({ ...connection, max: options.poolMax ?? 10 });
-  // An idle connection that dies (a database restart) emits 'error' on the pool, which would end the
-  // process without a listener. The pool has already dropped it; the next query opens a fresh one
-  // and fails loudly if the database is really gone.
-  pool.on("error", () => {});
+  const pool = new pg.Pool({ ...connection, max: options.poolMax ?? 10, Client: TimedClient });
+  const watch = watchConnections(pool, options.log, describeTarget(options.url));
 
   let migrated: string[];
   let checkpoints: CheckpointStore;
@@ -67,7 +84,8 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
       try {
         await pool.query("SELECT 1");
         return true;
-      } catch {
+      } catch (err) {
+        watch.lost(err);
         return false;
       }
     },

@@ -1,21 +1,37 @@
-// Small pieces shared by the PostgreSQL repos: queries with driver errors translated, transactions
-// that never return a broken connection to the pool, and positional parameters.
+// Small pieces shared by the PostgreSQL repos: queries with driver errors translated (and an
+// unreachable database reported to whoever watches the pool), transactions that never return a
+// broken connection to the pool, and positional parameters.
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from "pg";
 import { authContainment, hasAuthFilter, type AuthFilter } from "../auth-filter.js";
-import { translatePgError } from "./pg-errors.js";
+import { isUnreachable, translatePgError } from "./pg-errors.js";
 
 export type Queryable = Pool | PoolClient;
+
+const unreachableListeners = new WeakMap<Queryable, (err: unknown) => void>();
+
+/** Calls `listener` with every error from a query on this pool that says the database is away. */
+export function onUnreachable(pool: Pool, listener: (err: unknown) => void): void {
+  unreachableListeners.set(pool, listener);
+}
+
+/** The error a failed query on `db` throws: translated, and reported when it is an outage. */
+export function queryFailure(db: Queryable, err: unknown): unknown {
+  if (isUnreachable(err)) unreachableListeners.get(db)?.(err);
+  return translatePgError(err);
+}
 
 export async function run<R extends QueryResultRow>(db: Queryable, text: string, values: unknown[] = []): Promise<QueryResult<R>> {
   try {
     return await db.query<R>(text, values);
   } catch (err) {
-    throw translatePgError(err);
+    throw queryFailure(db, err);
   }
 }
 
 export async function transaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const client = await pool.connect().catch((err: unknown) => {
+    throw queryFailure(pool, err);
+  });
   let broken: Error | undefined;
   try {
     await client.query("BEGIN");
@@ -27,7 +43,7 @@ export async function transaction<T>(pool: Pool, work: (client: PoolClient) => P
     await client.query("ROLLBACK").catch((rollbackError: Error) => {
       broken = rollbackError;
     });
-    throw translatePgError(err);
+    throw queryFailure(pool, err);
   } finally {
     client.release(broken);
   }

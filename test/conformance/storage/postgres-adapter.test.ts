@@ -1,5 +1,6 @@
 // What only the PostgreSQL adapter does, beside the shared suite: its boot failures, the migration
 // lock's bounded wait, schema handling, and the one input jsonb cannot hold.
+import { createServer } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { GantryError, StartupError } from "../../../src/errors.js";
@@ -45,6 +46,19 @@ await describeWithPostgres("postgres adapter", () => {
     await expect(opening).rejects.toThrow(/127\.0\.0\.1:1\/test.*Check that it is running/);
     await expect(opening).rejects.not.toThrow(/secret/);
   });
+
+  it("gives up connecting to a server that accepts but never answers, instead of hanging", async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((listening) => silent.listen(0, "127.0.0.1", () => listening()));
+    const { port } = silent.address() as { port: number };
+    try {
+      const opening = openPostgresStorage({ url: `postgres://postgres@127.0.0.1:${port}/test` });
+      await expect(opening).rejects.toBeInstanceOf(StartupError);
+      await expect(opening).rejects.toThrow(/Cannot connect to PostgreSQL.*timeout expired/);
+    } finally {
+      silent.close();
+    }
+  }, 20_000);
 
   it("gives up waiting for a migration lock held elsewhere, saying how to find the holder", async () => {
     const schema = freshSchemaName();
