@@ -64,7 +64,8 @@ export async function warmUp(targets: Target[], seconds: number, errors: ErrorTa
     await loadFor(seconds, 4, async (worker, n) => {
       const message = `warm${worker}-${n}`;
       try {
-        const graph = n % 2 === 0 ? "echo" : "chain";
+        // A thread keeps to one graph; the stateless clients take turns with both.
+        const graph = worker === 0 || n % 2 === 0 ? "echo" : "chain";
         const payload = { input: { message, steps: 0 } };
         const out = (await (worker === 0 ? client.runs.wait(threadId, graph, payload) : client.runs.wait(null, graph, payload))) as { message?: string };
         if (out.message !== message) errors.add(target.name, metric, `unexpected output ${JSON.stringify(out).slice(0, 100)}`);
