@@ -25,7 +25,7 @@ export async function openStorage(options: { sqliteFile: string; databaseUrl?: s
     }
   }
   try {
-    const storage = openSqliteStorage(options.sqliteFile);
+    const storage = openSqliteStorage(options.sqliteFile, log ? { log } : {});
     return { storage, migrated: storage.migrated, location: options.sqliteFile };
   } catch (err) {
     throw new StartupError(`Cannot open the SQLite file ${options.sqliteFile}: ${(err as Error).message}. Check that the directory is writable, or choose another with --data-dir.`);

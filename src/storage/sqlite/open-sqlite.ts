@@ -1,7 +1,9 @@
-// The embedded default: one SQLite file in WAL mode, migrated on open. One process owns it.
+// The embedded default: one SQLite file in WAL mode, migrated on open, checkpointed by a thread of
+// its own (wal-checkpointer.ts). One process owns it.
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import type { Logger } from "../../logging.js";
 import type { Storage } from "../ports.js";
 import { sqliteAssistants } from "./assistants.js";
 import { sqliteCheckpoints } from "./checkpoints.js";
@@ -10,7 +12,12 @@ import { migrateSqlite } from "./migrate.js";
 import { sqliteRuns } from "./runs.js";
 import { sqliteStore } from "./store.js";
 import { sqliteThreads } from "./threads.js";
+import { startWalCheckpointer } from "./wal-checkpointer.js";
 import { sqliteWebhooks } from "./webhooks.js";
+
+const CHECKPOINT_INTERVAL_MS = 500;
+/** A WAL that grew during a burst is cut back to this size once it is checkpointed. */
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export interface SqliteStorage extends Storage {
   readonly file: string;
@@ -18,7 +25,7 @@ export interface SqliteStorage extends Storage {
   readonly migrated: string[];
 }
 
-export function openSqliteStorage(file: string): SqliteStorage {
+export function openSqliteStorage(file: string, options: { log?: Logger } = {}): SqliteStorage {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
@@ -27,6 +34,11 @@ export function openSqliteStorage(file: string): SqliteStorage {
   db.pragma("busy_timeout = 5000");
   db.function("casefold", { deterministic: true }, (text: unknown) => (typeof text === "string" ? text.toLowerCase() : text));
   const migrated = migrateSqlite(db);
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  const checkpointer =
+    file === ":memory:"
+      ? undefined
+      : startWalCheckpointer(db, file, { intervalMs: CHECKPOINT_INTERVAL_MS, onProblem: (message) => options.log?.warn(message, { file }) });
   return {
     backend: "sqlite",
     file,
@@ -42,6 +54,7 @@ export function openSqliteStorage(file: string): SqliteStorage {
       return db.prepare("SELECT 1 AS ok").get() !== undefined;
     },
     async close() {
+      await checkpointer?.stop();
       db.close();
     },
   };

@@ -1,0 +1,53 @@
+import Database from "better-sqlite3";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer.js";
+
+describe("startWalCheckpointer", () => {
+  let dir: string;
+  let db: Database.Database;
+  let checkpointer: WalCheckpointer | undefined;
+  const problems: string[] = [];
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "gantry-wal-"));
+    db = new Database(join(dir, "db.sqlite"));
+    db.pragma("journal_mode = WAL");
+    db.exec("CREATE TABLE items (id INTEGER PRIMARY KEY, body TEXT)");
+    problems.length = 0;
+  });
+
+  afterEach(async () => {
+    await checkpointer?.stop();
+    checkpointer = undefined;
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const write = (rows: number) => {
+    const insert = db.prepare("INSERT INTO items (body) VALUES (?)");
+    for (let i = 0; i < rows; i++) insert.run("x".repeat(1000));
+  };
+  const databaseBytes = () => statSync(join(dir, "db.sqlite")).size;
+
+  it("turns the committing connection's own checkpoints off and copies the WAL into the database from its thread", async () => {
+    checkpointer = startWalCheckpointer(db, join(dir, "db.sqlite"), { intervalMs: 50, onProblem: (p) => problems.push(p) });
+    expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
+    const before = databaseBytes();
+    // About 1,500 pages: past the 1,000 at which the connection would have checkpointed itself.
+    write(5000);
+
+    await expect.poll(databaseBytes, { timeout: 5000, interval: 50 }).toBeGreaterThan(before + 4_000_000);
+    expect(problems).toEqual([]);
+  });
+
+  it("gives checkpoints back to the connection when its thread stops without being asked", async () => {
+    checkpointer = startWalCheckpointer(db, join(dir, "missing", "db.sqlite"), { intervalMs: 50, onProblem: (p) => problems.push(p) });
+
+    await expect.poll(() => problems.length, { timeout: 5000, interval: 20 }).toBeGreaterThan(0);
+    expect(problems[0]).toMatch(/checkpoint thread (failed|stopped).*committing thread again/);
+    expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
+  });
+});
