@@ -41,6 +41,11 @@ export interface RunningServer {
   url: string;
   port: number;
   config: ServerConfig;
+  /**
+   * Stops claiming runs and firing crons while the API keeps answering (SIGUSR2). The control
+   * plane drains a replaced revision so: its successor, on the same database, takes the new work.
+   */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -208,6 +213,11 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     url,
     port,
     config,
+    async drain() {
+      logger.info("draining: no more runs or crons are taken here");
+      await scheduler?.stop();
+      await worker?.stopClaiming();
+    },
     close() {
       closing ??= (async () => {
         // No new connections from here on: a load balancer sends new requests to other replicas,

@@ -22,6 +22,8 @@ export interface ControlPlaneConfig {
   databaseUrl?: string;
   /** The PostgreSQL schema holding the control plane's tables. */
   databaseSchema: string;
+  /** With databaseUrl: revisions run as `gantry serve` on Redis, each deployment under its own key prefix. */
+  redisUrl?: string;
   /** Where hashes of keys made by `gantry control-plane keys create` are kept. */
   keysFile: string;
   /** Plain keys from GANTRY_API_KEYS; hashed at start-up and then dropped. */
@@ -50,6 +52,7 @@ export interface ReconcilerConfig {
 
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
+  REDIS_URL: z.string().min(1).optional(),
   GANTRY_CONTROL_PLANE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/, "must be lower-case letters, digits and underscores").default("gantry_control_plane"),
   GANTRY_SECRETS_KEY: z.string().min(1).optional(),
   GANTRY_API_KEYS: z.string().optional(),
@@ -95,6 +98,7 @@ export function loadControlPlaneConfig(
     sqliteFile: join(dataDir, "control-plane.sqlite"),
     ...(e.DATABASE_URL ? { databaseUrl: e.DATABASE_URL } : {}),
     databaseSchema: e.GANTRY_CONTROL_PLANE_SCHEMA,
+    ...(e.REDIS_URL ? { redisUrl: e.REDIS_URL } : {}),
     keysFile: resolve(e.GANTRY_API_KEYS_FILE ?? join(dataDir, "api-keys")),
     envApiKeys: (e.GANTRY_API_KEYS ?? "").split(",").map((k) => k.trim()).filter(Boolean),
     ...(masterKey ? { masterKey } : {}),
@@ -115,7 +119,7 @@ export function loadControlPlaneConfig(
 export const CONTROL_PLANE_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape).filter((k) => k.startsWith("GANTRY_"));
 
 /** Variables of the control plane itself that a deployment must never see or inherit. */
-const NOT_FOR_CHILDREN = ["DATABASE_URL", "DATABASE_URI", "POSTGRES_URI", "REDIS_URL", "REDIS_URI", "PORT", "MOUNT_PREFIX", "LOG_JSON", "LOG_LEVEL"];
+const NOT_FOR_CHILDREN = ["DATABASE_URL", "DATABASE_URI", "POSTGRES_URI", "REDIS_URL", "REDIS_URI", "REDIS_KEY_PREFIX", "PORT", "MOUNT_PREFIX", "LOG_JSON", "LOG_LEVEL"];
 
 function childEnvOf(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};

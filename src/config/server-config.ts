@@ -12,6 +12,12 @@ export interface DevFlags {
   port?: string;
   host?: string;
   dataDir?: string;
+  /**
+   * Other processes use the same database (the control plane's revisions of one deployment during
+   * a rollout): live leases at start-up stay with their owners, and runs unfinished at shutdown go
+   * back to the queue instead of being interrupted.
+   */
+  sharedDatabase?: boolean;
 }
 
 export interface ServeFlags {

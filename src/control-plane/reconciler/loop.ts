@@ -211,10 +211,16 @@ export class Reconciler {
       }
       configPath = built.configPath;
     }
-    await driver.start(
-      { deployment_id: deployment.id, revision_id: revision.id, configPath, env: request.env, resourceSpec: deployment.resource_spec },
-      deployLog,
-    );
+    try {
+      await driver.start(
+        { deployment_id: deployment.id, revision_id: revision.id, configPath, env: request.env, resourceSpec: deployment.resource_spec },
+        deployLog,
+      );
+    } catch (err) {
+      // The deploy log has the reason. A rollout fails; a live revision is started again next tick.
+      this.deps.log.warn("the server could not be started", { deployment_id: deployment.id, revision_id: revision.id, err: (err as Error).message });
+      await this.deps.store.setRevisionStatus(revision.id, "DEPLOY_FAILED", ["DEPLOYING"]);
+    }
   }
 
   private logWriter(revisionId: string, type: "build" | "deploy") {
