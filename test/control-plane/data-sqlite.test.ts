@@ -6,6 +6,7 @@ import { deploymentDataCases } from "./data.cases.js";
 
 describe("deployment data on SQLite", { timeout: 120_000 }, () => {
   deploymentDataCases("sqlite", () => ({
+    command: "dev",
     env: {},
     async exists(cp, id) {
       return existsSync(join(cp.dataDir, "deployments", id, "data", "gantry.sqlite"));

@@ -23,6 +23,8 @@ import {
 export interface DataStorage {
   /** Environment of the control plane (DATABASE_URL, REDIS_URL, schema). */
   env: Record<string, string>;
+  /** The command revisions run as. */
+  command: "dev" | "serve";
   /** Whether the deployment's data exists right now. */
   exists(cp: RunningControlPlane, deploymentId: string): Promise<boolean>;
   cleanup?(): Promise<void>;
@@ -66,6 +68,8 @@ export function deploymentDataCases(name: string, storage: () => DataStorage): v
     firstRevision = created.body.latest_revision_id;
     expect((await revisionSettles(client, deploymentId, firstRevision)).status).toBe("DEPLOYED");
     expect(await data.exists(cp, deploymentId)).toBe(true);
+    const deployLog = await client.call("GET", `/v2/deployments/${deploymentId}/revisions/${firstRevision}/logs?type=deploy&limit=5`);
+    expect(deployLog.body.logs.map((l: { message: string }) => l.message).join("\n")).toContain(`Started the Agent Server: gantry ${data.command} `);
 
     threadId = (await sdk().threads.create()).thread_id;
     expect(((await sdk().runs.wait(threadId, "agent", { input: { input: "one" } })) as Reply).reply).toBe("v1:one");
