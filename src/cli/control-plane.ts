@@ -42,6 +42,7 @@ Environment:
   DATABASE_URL                PostgreSQL for the control plane's state (GANTRY_CONTROL_PLANE_SCHEMA, default gantry_control_plane);
                               each deployment then gets a database of its own on the same server
   REDIS_URL                   with DATABASE_URL: deployments run as 'gantry serve' on this Redis
+  GANTRY_BUILDS_PER_DEPLOYMENT cached builds kept per deployment (default 3, at least 2)
   GANTRY_BUILD_ON_PUSH_INTERVAL_MS, GANTRY_HEALTH_TIMEOUT_MS, GANTRY_DRAIN_TIMEOUT_MS,
   GANTRY_RECONCILE_INTERVAL_MS, LOG_LEVEL, LOG_JSON`;
 
@@ -140,7 +141,7 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   const builder = new Builder({ buildsDir: join(config.dataDir, "builds"), stepTimeoutMs: 15 * 60_000 });
   const reconciler = new Reconciler(
     { store, deployments, cipher, builder, driver, childEnv: config.childEnv, log: logger },
-    { tickMs: config.reconciler.tickMs, pushPollMs: config.reconciler.pushPollMs },
+    { tickMs: config.reconciler.tickMs, pushPollMs: config.reconciler.pushPollMs, buildsPerDeployment: config.reconciler.buildsPerDeployment },
   );
   wake = () => reconciler.wake();
   await reconciler.start();

@@ -48,6 +48,8 @@ export interface ReconcilerConfig {
   healthTimeoutMs: number;
   /** How long a replaced revision may finish its in-flight requests before it is stopped. */
   drainMs: number;
+  /** Cached builds kept per deployment; the live revision's and the previous one's are always kept. */
+  buildsPerDeployment: number;
 }
 
 const EnvSchema = z.object({
@@ -63,6 +65,8 @@ const EnvSchema = z.object({
   GANTRY_BUILD_ON_PUSH_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
   GANTRY_HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   GANTRY_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  // The live build, the one a rollback returns to, and one more: a clone with node_modules is large.
+  GANTRY_BUILDS_PER_DEPLOYMENT: z.coerce.number().int().min(2, "must be at least 2 (the live build and the previous one)").default(3),
   LOG_LEVEL: z
     .string()
     .transform((s) => s.toLowerCase())
@@ -110,6 +114,7 @@ export function loadControlPlaneConfig(
       pushPollMs: e.GANTRY_BUILD_ON_PUSH_INTERVAL_MS,
       healthTimeoutMs: e.GANTRY_HEALTH_TIMEOUT_MS,
       drainMs: e.GANTRY_DRAIN_TIMEOUT_MS,
+      buildsPerDeployment: e.GANTRY_BUILDS_PER_DEPLOYMENT,
     },
     childEnv: childEnvOf(env),
   });

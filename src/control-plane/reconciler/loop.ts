@@ -4,7 +4,7 @@
 // at any point resumes where it was on the next start.
 import { join } from "node:path";
 import type { Logger } from "../../logging.js";
-import type { Builder, BuildRequest } from "../builder/builder.js";
+import type { Builder, BuildKey, BuildRequest } from "../builder/builder.js";
 import { resolveRef } from "../builder/git.js";
 import type { DeploymentService } from "../deployments.js";
 import type { Driver } from "../drivers/driver.js";
@@ -27,6 +27,8 @@ export interface ReconcilerDeps {
 export interface ReconcilerOptions {
   tickMs: number;
   pushPollMs: number;
+  /** Cached builds kept per deployment, beyond the ones in use (pruneBuilds). */
+  buildsPerDeployment: number;
 }
 
 /** Revisions looked at per deployment: the pending ones are always among the newest. */
@@ -123,7 +125,11 @@ export class Reconciler {
 
   private isBuilt(deployment: DeploymentRecord, revision: RevisionRecord): boolean {
     const sha = revision.repo_commit_sha;
-    return sha !== null && this.deps.builder.cached(sha, { ...deployment, langgraph_config_path: revision.langgraph_config_path }) !== undefined;
+    return sha !== null && this.deps.builder.cached(sha, { ...this.buildKey(deployment), langgraph_config_path: revision.langgraph_config_path }) !== undefined;
+  }
+
+  private buildKey(deployment: DeploymentRecord): BuildKey {
+    return { deployment_id: deployment.id, install_command: deployment.install_command, build_command: deployment.build_command };
   }
 
   private async run(deployment: DeploymentRecord, revisions: RevisionRecord[], actions: Action[]): Promise<void> {
@@ -137,6 +143,7 @@ export class Reconciler {
           break;
         case "build":
           await this.build(deployment, revisions.find((r) => r.id === action.revision_id)!);
+          await this.pruneBuilds(deployment);
           break;
         case "start":
           await this.startServer(deployment, revisions.find((r) => r.id === action.revision_id)!);
@@ -144,6 +151,7 @@ export class Reconciler {
         case "promote":
           await store.promote(deployment.id, action.revision_id);
           bound.info("revision live: the router sends its traffic there now");
+          await this.pruneBuilds((await store.getDeployment(deployment.id)) ?? deployment);
           break;
         case "stop":
           driver.stop(action.revision_id);
@@ -151,6 +159,7 @@ export class Reconciler {
           break;
         case "purge":
           await driver.removeData(deployment.id);
+          await this.deps.builder.removeDeployment(deployment.id);
           await store.purgeDeployment(deployment.id);
           bound.info("deployment deleted");
           break;
@@ -158,8 +167,31 @@ export class Reconciler {
     }
   }
 
+  /**
+   * Bounds the deployment's build cache. Kept whatever their age: the builds of the live revision,
+   * of the one before it (a rollback by redeploy starts at once), of revisions still rolling out,
+   * and of every revision with a server still running (one draining, say).
+   */
+  private async pruneBuilds(deployment: DeploymentRecord): Promise<void> {
+    const { store, builder, driver, log } = this.deps;
+    const wanted = new Set<string>(driver.instances().filter((i) => i.deployment_id === deployment.id).map((i) => i.revision_id));
+    if (deployment.active_revision_id) wanted.add(deployment.active_revision_id);
+    for (const r of await store.listRevisions(deployment.id, ["DEPLOYED"], 2, 0)) wanted.add(r.id);
+    const revisions = await store.listRevisions(deployment.id, undefined, RECENT_REVISIONS, 0);
+    for (const r of revisions) if (!TERMINAL_STATUSES.has(r.status)) wanted.add(r.id);
+    const keep = new Set<string>();
+    for (const id of wanted) {
+      const revision = revisions.find((r) => r.id === id) ?? (await store.getRevision(deployment.id, id));
+      const sha = revision?.repo_commit_sha ?? revision?.pinned_commit_sha;
+      if (sha) keep.add(builder.dirFor(sha, this.buildKey(deployment)));
+    }
+    const removed = await builder.prune(deployment.id, keep, this.options.buildsPerDeployment);
+    if (removed.length > 0) log.info("removed old builds", { deployment_id: deployment.id, builds: removed.length });
+  }
+
   private buildRequest(deployment: DeploymentRecord, revision: RevisionRecord): BuildRequest {
     return {
+      deployment_id: deployment.id,
       repo_url: deployment.repo_url,
       repo_ref: revision.repo_ref,
       pinned_commit_sha: revision.repo_commit_sha ?? revision.pinned_commit_sha,
