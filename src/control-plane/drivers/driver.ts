@@ -1,5 +1,5 @@
 // The boundary between the reconciler and where revisions run. The process driver runs each one as
-// a local `gantry dev` child; a kubernetes driver (docs/kubernetes-driver.md) would implement the
+// a local `gantry dev` or `gantry serve` child; a kubernetes driver (docs/kubernetes-driver.md) would implement the
 // same interface with a Deployment and a Service per revision.
 import type { InstanceState } from "../reconciler/plan.js";
 
@@ -36,7 +36,7 @@ export interface Driver {
   instances(): InstanceView[];
   /** A healthy revision's address, held until release() so a drain waits for the request. */
   acquire(revisionId: string): Lease | undefined;
-  /** Removes a deployment's data once nothing of it runs. */
+  /** Removes a deployment's data (its database, shared by all its revisions) once nothing of it runs. */
   removeData(deploymentId: string): Promise<void>;
   /** Stops whatever a previous control-plane process left running. */
   recover(): Promise<void>;

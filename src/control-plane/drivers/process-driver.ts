@@ -80,13 +80,10 @@ export class ProcessDriver implements Driver {
   private async launch(spec: InstanceSpec, log: DeployLog): Promise<void> {
     const revisionDir = this.revisionDir(spec.deployment_id, spec.revision_id);
     await mkdir(revisionDir, { recursive: true });
-    let server;
-    try {
-      server = await this.options.data.prepare(spec.deployment_id);
-    } catch (err) {
+    const server = await this.options.data.prepare(spec.deployment_id).catch((err: unknown) => {
       log("ERROR", `The deployment's database is not available: ${(err as Error).message}`);
       throw err;
-    }
+    });
     const child = spawn(
       process.execPath,
       [GANTRY_BIN, server.command, "--config", spec.configPath, "--port", "0", "--host", "127.0.0.1", ...server.args],

@@ -27,7 +27,7 @@ export interface ReconcilerDeps {
 export interface ReconcilerOptions {
   tickMs: number;
   pushPollMs: number;
-  /** Cached builds kept per deployment, beyond the ones in use (pruneBuilds). */
+  /** Cached builds kept per deployment; only builds in use may exceed it (pruneBuilds). */
   buildsPerDeployment: number;
 }
 

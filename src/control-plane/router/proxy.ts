@@ -32,7 +32,8 @@ export function deploymentRouter({ store, driver }: { store: ControlPlaneStore; 
       if (!isUuid(id)) throw notFound(`Deployment ID ${id} not found.`);
       const deployment = await store.getDeployment(id.toLowerCase());
       if (!deployment || deployment.status === "AWAITING_DELETE") throw notFound(`Deployment ID ${id} not found.`);
-      return toLiveRevision(c, deployment, `/deployments/${deployment.id}`);
+      // The id as the client wrote it: that is the prefix its path starts with.
+      return toLiveRevision(c, deployment, `/deployments/${id}`);
     },
     /** The deployment whose custom host the request's Host header names, if any. */
     forHost(hostHeader: string | undefined): Promise<DeploymentRecord | undefined> {
