@@ -21,6 +21,7 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     bus: createMemoryBus({ log: logger }),
     aloneOnDatabase: !flags.sharedDatabase,
     handOffOnShutdown: flags.sharedDatabase === true,
+    startDrained: flags.startDrained === true,
     close: async () => events.close(),
   });
 }

@@ -19,6 +19,8 @@ Options for dev:
   --data-dir <dir>    where the SQLite file lives (default: .gantry/ beside the config)
   --shared-database   other processes use this database too: leave their live runs alone at start,
                       hand unfinished runs back to the queue at shutdown (the control plane sets it)
+  --start-drained     take no runs or crons until the parent process sends "resume" over IPC
+                      (the control plane starts a rollout's new revision so)
 
 Options for serve:
   --config <path>     langgraph.json to serve (default: ./langgraph.json)
@@ -49,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
       host: { type: "string" },
       "data-dir": { type: "string" },
       "shared-database": { type: "boolean" },
+      "start-drained": { type: "boolean" },
       role: { type: "string" },
       version: { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -79,6 +82,7 @@ async function main(argv: string[]): Promise<number> {
           ...common,
           ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}),
           ...(values["shared-database"] ? { sharedDatabase: true } : {}),
+          ...(values["start-drained"] ? { startDrained: true } : {}),
         })
       : await (await import("./serve.js")).startServeServer({ ...common, ...(values.role !== undefined ? { role: values.role } : {}) });
   await new Promise<void>((resolveStop) => {
@@ -90,6 +94,11 @@ async function main(argv: string[]): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
     process.on("SIGUSR2", () => void server.drain());
+    // From the control plane, when it spawned this server with an IPC channel.
+    process.on("message", (message) => {
+      if (message === "drain") void server.drain();
+      else if (message === "resume") void server.resume();
+    });
   });
   return 0;
 }

@@ -18,6 +18,8 @@ export interface DevFlags {
    * back to the queue instead of being interrupted.
    */
   sharedDatabase?: boolean;
+  /** Serve the API but take no runs or crons until resumed (a rollout's new revision). */
+  startDrained?: boolean;
 }
 
 export interface ServeFlags {

@@ -1,7 +1,7 @@
 // Two `gantry dev --shared-database` processes on one SQLite file, as the control plane runs two
 // revisions of a deployment during a rollout: the second one's start leaves the first one's live
 // run alone, and after SIGUSR2 the first one takes no new run while its API keeps answering and its
-// own run finishes there.
+// own run finishes there. --start-drained serves the API but takes runs only once resumed.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -71,5 +71,18 @@ describe("gantry dev --shared-database", { timeout: 90_000 }, () => {
     const secondSteps = await recorded(secondFile);
     expect(secondSteps.map((s) => s.step)).toEqual(ALL_STEPS);
     expect(new Set(secondSteps.map((s) => s.pid))).toEqual(new Set([pidOf(second)]));
+  });
+
+  it("--start-drained answers requests but takes runs only after the parent's \"resume\"", async () => {
+    const server = await startGantry({ config: CONFIG, dataDir: join(dir, "drained"), args: ["--shared-database", "--start-drained"], env: ENV, ipc: true });
+    servers.push(server);
+    const client = sdkClient(server.url);
+    const file = join(dir, "drained.log");
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "steps", { input: { record_file: file, pause_ms: 10 } });
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("pending");
+    server.send("resume");
+    await runReaches(client, thread.thread_id, run.run_id, "success", 20_000);
+    expect((await recorded(file)).map((s) => s.step)).toEqual(ALL_STEPS);
   });
 });

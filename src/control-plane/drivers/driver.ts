@@ -12,6 +12,8 @@ export interface InstanceSpec {
   env: NodeJS.ProcessEnv;
   /** Replicas and sizes, for drivers that can honour them (spec §4.5); the process driver runs one. */
   resourceSpec: Record<string, unknown> | null;
+  /** A rollout's new revision: it serves requests once healthy but takes no runs or crons until promote(). */
+  waitForPromotion: boolean;
 }
 
 export interface InstanceView {
@@ -31,6 +33,11 @@ export interface Lease {
 export interface Driver {
   /** Idempotent: a revision already starting or running is left alone. Resolves when healthy or failed. */
   start(spec: InstanceSpec, log: DeployLog): Promise<void>;
+  /**
+   * The revision is now the live one (the router sends it the traffic): it takes the deployment's
+   * runs and crons from now on, and the deployment's other servers take no more.
+   */
+  promote(revisionId: string): void;
   /** Stops new work reaching the revision, waits for its in-flight requests (bounded), then stops it. */
   stop(revisionId: string): void;
   instances(): InstanceView[];

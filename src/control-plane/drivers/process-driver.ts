@@ -86,7 +86,13 @@ export class ProcessDriver implements Driver {
     });
     const child = spawn(
       process.execPath,
-      [GANTRY_BIN, server.command, "--config", spec.configPath, "--port", "0", "--host", "127.0.0.1", ...server.args],
+      [
+        GANTRY_BIN,
+        server.command,
+        ...["--config", spec.configPath, "--port", "0", "--host", "127.0.0.1", ...server.args],
+        // `gantry serve` shares run events through Redis: either revision may execute any run.
+        ...(spec.waitForPromotion && server.command === "dev" ? ["--start-drained"] : []),
+      ],
       {
         cwd: dirname(spec.configPath),
         env: {
@@ -97,7 +103,8 @@ export class ProcessDriver implements Driver {
           [REVISION_VARIABLE]: spec.revision_id,
           LOG_JSON: "1",
         },
-        stdio: ["ignore", "pipe", "pipe"],
+        // The IPC channel carries "drain" and "resume" (promote, stop).
+        stdio: ["ignore", "pipe", "pipe", "ipc"],
       },
     );
     const exited = new Promise<void>((done) => child.once("exit", () => done()));
@@ -139,15 +146,24 @@ export class ProcessDriver implements Driver {
     this.changed();
   }
 
+  promote(revisionId: string): void {
+    const promoted = this.running.get(revisionId);
+    if (!promoted) return;
+    for (const instance of this.running.values()) {
+      if (instance.deployment_id === promoted.deployment_id && instance !== promoted && instance.state === "healthy") tell(instance.child, "drain");
+    }
+    tell(promoted.child, "resume");
+  }
+
   stop(revisionId: string): void {
     const instance = this.running.get(revisionId);
     if (!instance || instance.state === "stopping") return;
     const wasHealthy = instance.state === "healthy";
     instance.state = "stopping";
     this.changed();
-    // Before the requests drain: from now on the revision that replaces it, on the same database,
-    // takes every new run, so no run created there is executed here (docs/decisions.md).
-    if (wasHealthy) instance.child.kill("SIGUSR2");
+    // Before the requests drain: the revision that replaces it, on the same database, takes every
+    // new run, so no run created there is executed here (docs/decisions.md).
+    if (wasHealthy) tell(instance.child, "drain");
     void (async () => {
       const drainUntil = Date.now() + (wasHealthy ? this.options.drainMs : 0);
       while (instance.inFlight > 0 && Date.now() < drainUntil) await delay(50);
@@ -246,6 +262,11 @@ function parseLogLine(line: string): { msg?: unknown; url?: unknown; level?: unk
 
 function levelOf(level: unknown): "DEBUG" | "INFO" | "WARNING" | "ERROR" {
   return level === "debug" ? "DEBUG" : level === "warn" ? "WARNING" : level === "error" ? "ERROR" : "INFO";
+}
+
+/** A message over the child's IPC channel; one that has exited is past telling. */
+function tell(child: ChildProcess, message: "drain" | "resume"): void {
+  if (child.connected) child.send(message, () => {});
 }
 
 /** NUL-separated NAME=value entries; readable for our own children. */

@@ -150,6 +150,7 @@ export class Reconciler {
           break;
         case "promote":
           await store.promote(deployment.id, action.revision_id);
+          driver.promote(action.revision_id);
           bound.info("revision live: the router sends its traffic there now");
           await this.pruneBuilds((await store.getDeployment(deployment.id)) ?? deployment);
           break;
@@ -245,7 +246,14 @@ export class Reconciler {
     }
     try {
       await driver.start(
-        { deployment_id: deployment.id, revision_id: revision.id, configPath, env: request.env, resourceSpec: deployment.resource_spec },
+        {
+          deployment_id: deployment.id,
+          revision_id: revision.id,
+          configPath,
+          env: request.env,
+          resourceSpec: deployment.resource_spec,
+          waitForPromotion: revision.id !== deployment.active_revision_id,
+        },
         deployLog,
       );
     } catch (err) {
