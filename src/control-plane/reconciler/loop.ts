@@ -36,6 +36,8 @@ const RECENT_REVISIONS = 20;
 
 export class Reconciler {
   private readonly busy = new Set<string>();
+  /** Deployments whose build cache is to be pruned once none of their servers is draining. */
+  private readonly prunePending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private pushTimer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
@@ -97,10 +99,13 @@ export class Reconciler {
         active_revision_id: deployment.active_revision_id,
         revisions: revisions.map((r) => ({ id: r.id, status: r.status, built: this.isBuilt(deployment, r) })),
       };
-      const actions = plan(desired, driver.instances().filter((i) => i.deployment_id === deployment.id));
-      if (actions.length === 0) continue;
+      const instances = driver.instances().filter((i) => i.deployment_id === deployment.id);
+      const actions = plan(desired, instances);
+      // A prune put off while a server drained runs once none does.
+      const prune = actions.length === 0 && this.prunePending.has(deployment.id) && !instances.some((i) => i.state === "stopping");
+      if (actions.length === 0 && !prune) continue;
       this.busy.add(deployment.id);
-      void this.run(deployment, revisions, actions)
+      void (prune ? this.pruneBuilds(deployment) : this.run(deployment, revisions, actions))
         .catch((err: unknown) => this.deps.log.error("reconcile actions failed", { deployment_id: deployment.id, err }))
         .finally(() => {
           this.busy.delete(deployment.id);
@@ -161,6 +166,7 @@ export class Reconciler {
         case "purge":
           await driver.removeData(deployment.id);
           await this.deps.builder.removeDeployment(deployment.id);
+          this.prunePending.delete(deployment.id);
           await store.purgeDeployment(deployment.id);
           bound.info("deployment deleted");
           break;
@@ -171,11 +177,18 @@ export class Reconciler {
   /**
    * Bounds the deployment's build cache. Kept whatever their age: the builds of the live revision,
    * of the one before it (a rollback by redeploy starts at once), of revisions still rolling out,
-   * and of every revision with a server still running (one draining, say).
+   * and of every revision with a server running. While one of its servers drains, a draining
+   * server's files stay: the prune waits until it has stopped.
    */
   private async pruneBuilds(deployment: DeploymentRecord): Promise<void> {
     const { store, builder, driver, log } = this.deps;
-    const wanted = new Set<string>(driver.instances().filter((i) => i.deployment_id === deployment.id).map((i) => i.revision_id));
+    const instances = driver.instances().filter((i) => i.deployment_id === deployment.id);
+    if (instances.some((i) => i.state === "stopping")) {
+      this.prunePending.add(deployment.id);
+      return;
+    }
+    this.prunePending.delete(deployment.id);
+    const wanted = new Set<string>(instances.map((i) => i.revision_id));
     if (deployment.active_revision_id) wanted.add(deployment.active_revision_id);
     for (const r of await store.listRevisions(deployment.id, ["DEPLOYED"], 2, 0)) wanted.add(r.id);
     const revisions = await store.listRevisions(deployment.id, undefined, RECENT_REVISIONS, 0);
