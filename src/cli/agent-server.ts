@@ -41,6 +41,13 @@ export interface RunningServer {
   url: string;
   port: number;
   config: ServerConfig;
+  /**
+   * Stops claiming runs and firing crons while the API keeps answering (SIGUSR2). The control
+   * plane drains a replaced revision so: its successor, on the same database, takes the new work.
+   */
+  drain(): Promise<void>;
+  /** Starts claiming runs and firing crons, for a server started with `startDrained`; once only. */
+  resume(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,6 +65,11 @@ export interface ServerInfra {
   aloneOnDatabase: boolean;
   /** At shutdown, runs still running after the grace period go back to the queue (another replica resumes them) instead of being interrupted. */
   handOffOnShutdown: boolean;
+  /**
+   * Serve the API but take no runs or crons until resume(): a rollout's new revision, so that
+   * runs created on the revision still live are not executed here (docs/decisions.md).
+   */
+  startDrained?: boolean;
   /** See WorkerOptions: one sweeper at a time across replicas. */
   sweepLock?: () => Promise<boolean>;
   /** Services besides the database that /ok checks (Redis). */
@@ -150,7 +162,6 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
       },
     },
   });
-  await worker?.start();
 
   const cronClock = config.cron.clockFile ? fileClock(config.cron.clockFile) : systemClock;
   const crons = cronService({
@@ -167,7 +178,15 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const scheduler = runsWorker
     ? new CronScheduler({ crons: storage.crons, fire: crons.fire, clock: cronClock, log: logger }, { pollMs: config.cron.pollMs, batch: 100, concurrency: fireConcurrency })
     : undefined;
-  scheduler?.start();
+  // Runs and crons are taken from here on, or from resume() for a server started drained.
+  let work: "waiting" | "working" | "drained" = "waiting";
+  const resume = async () => {
+    if (work !== "waiting") return;
+    work = "working";
+    await worker?.start();
+    scheduler?.start();
+  };
+  if (!infra.startDrained) await resume();
   if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
 
   const deps: AppDeps = {
@@ -211,6 +230,17 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     url,
     port,
     config,
+    async drain() {
+      if (work === "drained") return;
+      work = "drained";
+      logger.info("draining: no more runs or crons are taken here");
+      await scheduler?.stop();
+      await worker?.stopClaiming();
+    },
+    async resume() {
+      if (work === "waiting") logger.info("resumed: taking runs and crons");
+      await resume();
+    },
     close() {
       closing ??= (async () => {
         // No new connections from here on: a load balancer sends new requests to other replicas,

@@ -9,6 +9,8 @@ import { createControlPlaneApp } from "../control-plane/api/app.js";
 import { apiKeyCheck, appendKeyHash, hashApiKey, newApiKey, readKeysFile } from "../control-plane/api-keys.js";
 import { Builder } from "../control-plane/builder/builder.js";
 import { deploymentService } from "../control-plane/deployments.js";
+import { embeddedData } from "../control-plane/drivers/deployment-data.js";
+import { postgresData } from "../control-plane/drivers/postgres-data.js";
 import { ProcessDriver } from "../control-plane/drivers/process-driver.js";
 import { Reconciler } from "../control-plane/reconciler/loop.js";
 import { secretsCipher } from "../control-plane/secrets-cipher.js";
@@ -37,7 +39,10 @@ Environment:
   GANTRY_API_KEYS             comma-separated API keys accepted in X-Api-Key (hashed at start-up)
   GANTRY_API_KEYS_FILE        file of key hashes written by 'keys create' (default: <data-dir>/api-keys)
   GANTRY_CONTROL_PLANE_URL    public URL of this control plane, used in deployment URLs
-  DATABASE_URL                PostgreSQL for the control plane's state (GANTRY_CONTROL_PLANE_SCHEMA, default gantry_control_plane)
+  DATABASE_URL                PostgreSQL for the control plane's state (GANTRY_CONTROL_PLANE_SCHEMA, default gantry_control_plane);
+                              each deployment then gets a database of its own on the same server
+  REDIS_URL                   with DATABASE_URL: deployments run as 'gantry serve' on this Redis
+  GANTRY_BUILDS_PER_DEPLOYMENT cached builds kept per deployment (default 3, at least 2)
   GANTRY_BUILD_ON_PUSH_INTERVAL_MS, GANTRY_HEALTH_TIMEOUT_MS, GANTRY_DRAIN_TIMEOUT_MS,
   GANTRY_RECONCILE_INTERVAL_MS, LOG_LEVEL, LOG_JSON`;
 
@@ -123,8 +128,12 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   const cipher = secretsCipher(masterKey);
   let wake = () => {};
   const deployments = deploymentService({ store, cipher, changed: () => wake() });
+  const deploymentsDir = join(config.dataDir, "deployments");
   const driver = new ProcessDriver({
-    deploymentsDir: join(config.dataDir, "deployments"),
+    deploymentsDir,
+    data: config.databaseUrl
+      ? postgresData({ databaseUrl: config.databaseUrl, ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}), log: logger })
+      : embeddedData(deploymentsDir),
     healthTimeoutMs: config.reconciler.healthTimeoutMs,
     drainMs: config.reconciler.drainMs,
     log: logger,
@@ -132,7 +141,7 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   const builder = new Builder({ buildsDir: join(config.dataDir, "builds"), stepTimeoutMs: 15 * 60_000 });
   const reconciler = new Reconciler(
     { store, deployments, cipher, builder, driver, childEnv: config.childEnv, log: logger },
-    { tickMs: config.reconciler.tickMs, pushPollMs: config.reconciler.pushPollMs },
+    { tickMs: config.reconciler.tickMs, pushPollMs: config.reconciler.pushPollMs, buildsPerDeployment: config.reconciler.buildsPerDeployment },
   );
   wake = () => reconciler.wake();
   await reconciler.start();

@@ -1,6 +1,7 @@
 // `gantry dev`: one process serving the API on the embedded SQLite file (or DATABASE_URL), with the
 // graphs of a langgraph.json; events and signals stay in process. Ctrl-C stops accepting, lets
-// running runs finish for the grace period, interrupts what is left, and closes storage.
+// running runs finish for the grace period, interrupts what is left (hands it back to the queue
+// with --shared-database), and closes storage.
 import { loadDevConfig, type DevFlags } from "../config/server-config.js";
 import { createMemoryBus } from "../events/event-bus.js";
 import { createMemoryEventLog } from "../events/run-event-log.js";
@@ -18,8 +19,9 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     workerId: `dev-${process.pid}`,
     events,
     bus: createMemoryBus({ log: logger }),
-    aloneOnDatabase: true,
-    handOffOnShutdown: false,
+    aloneOnDatabase: !flags.sharedDatabase,
+    handOffOnShutdown: flags.sharedDatabase === true,
+    startDrained: flags.startDrained === true,
     close: async () => events.close(),
   });
 }

@@ -17,6 +17,10 @@ Options for dev:
   --port <n>          port to listen on (default: 2024)
   --host <addr>       address to bind (default: 127.0.0.1)
   --data-dir <dir>    where the SQLite file lives (default: .gantry/ beside the config)
+  --shared-database   other processes use this database too: leave their live runs alone at start,
+                      hand unfinished runs back to the queue at shutdown (the control plane sets it)
+  --start-drained     take no runs or crons until the parent process sends "resume" over IPC
+                      (the control plane starts a rollout's new revision so)
 
 Options for serve:
   --config <path>     langgraph.json to serve (default: ./langgraph.json)
@@ -28,7 +32,10 @@ Options for serve:
   --help              print this help
 
 Environment: DATABASE_URL selects PostgreSQL instead of SQLite (serve needs it, and REDIS_URL); LOG_LEVEL, LOG_JSON, CORS_ALLOW_ORIGINS,
-MOUNT_PREFIX and HTTP_MAX_REQUEST_BODY_BYTES tune the server.`;
+MOUNT_PREFIX and HTTP_MAX_REQUEST_BODY_BYTES tune the server.
+
+Signals: SIGTERM/SIGINT stop the server gracefully; SIGUSR2 drains it (no more runs or crons are
+taken, the API keeps answering), as the control plane does to a revision it replaces.`;
 
 async function main(argv: string[]): Promise<number> {
   // These commands have options of their own.
@@ -43,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
       port: { type: "string", short: "p" },
       host: { type: "string" },
       "data-dir": { type: "string" },
+      "shared-database": { type: "boolean" },
+      "start-drained": { type: "boolean" },
       role: { type: "string" },
       version: { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -69,7 +78,12 @@ async function main(argv: string[]): Promise<number> {
   // Loaded only when a server starts, so --help and argument errors answer without loading LangGraph.
   const server =
     command === "dev"
-      ? await (await import("./dev.js")).startDevServer({ ...common, ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}) })
+      ? await (await import("./dev.js")).startDevServer({
+          ...common,
+          ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}),
+          ...(values["shared-database"] ? { sharedDatabase: true } : {}),
+          ...(values["start-drained"] ? { startDrained: true } : {}),
+        })
       : await (await import("./serve.js")).startServeServer({ ...common, ...(values.role !== undefined ? { role: values.role } : {}) });
   await new Promise<void>((resolveStop) => {
     const stop = () => {
@@ -79,6 +93,12 @@ async function main(argv: string[]): Promise<number> {
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
+    process.on("SIGUSR2", () => void server.drain());
+    // From the control plane, when it spawned this server with an IPC channel.
+    process.on("message", (message) => {
+      if (message === "drain") void server.drain();
+      else if (message === "resume") void server.resume();
+    });
   });
   return 0;
 }

@@ -22,6 +22,8 @@ export interface ControlPlaneConfig {
   databaseUrl?: string;
   /** The PostgreSQL schema holding the control plane's tables. */
   databaseSchema: string;
+  /** With databaseUrl: revisions run as `gantry serve` on Redis, each deployment under its own key prefix. */
+  redisUrl?: string;
   /** Where hashes of keys made by `gantry control-plane keys create` are kept. */
   keysFile: string;
   /** Plain keys from GANTRY_API_KEYS; hashed at start-up and then dropped. */
@@ -46,10 +48,13 @@ export interface ReconcilerConfig {
   healthTimeoutMs: number;
   /** How long a replaced revision may finish its in-flight requests before it is stopped. */
   drainMs: number;
+  /** Cached builds kept per deployment; the live revision's and the previous one's are always kept. */
+  buildsPerDeployment: number;
 }
 
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
+  REDIS_URL: z.string().min(1).optional(),
   GANTRY_CONTROL_PLANE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/, "must be lower-case letters, digits and underscores").default("gantry_control_plane"),
   GANTRY_SECRETS_KEY: z.string().min(1).optional(),
   GANTRY_API_KEYS: z.string().optional(),
@@ -60,6 +65,8 @@ const EnvSchema = z.object({
   GANTRY_BUILD_ON_PUSH_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
   GANTRY_HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   GANTRY_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  // The live build, the one a rollback returns to, and one more: a clone with node_modules is large.
+  GANTRY_BUILDS_PER_DEPLOYMENT: z.coerce.number().int().min(2, "must be at least 2 (the live build and the previous one)").default(3),
   LOG_LEVEL: z
     .string()
     .transform((s) => s.toLowerCase())
@@ -95,6 +102,7 @@ export function loadControlPlaneConfig(
     sqliteFile: join(dataDir, "control-plane.sqlite"),
     ...(e.DATABASE_URL ? { databaseUrl: e.DATABASE_URL } : {}),
     databaseSchema: e.GANTRY_CONTROL_PLANE_SCHEMA,
+    ...(e.REDIS_URL ? { redisUrl: e.REDIS_URL } : {}),
     keysFile: resolve(e.GANTRY_API_KEYS_FILE ?? join(dataDir, "api-keys")),
     envApiKeys: (e.GANTRY_API_KEYS ?? "").split(",").map((k) => k.trim()).filter(Boolean),
     ...(masterKey ? { masterKey } : {}),
@@ -106,6 +114,7 @@ export function loadControlPlaneConfig(
       pushPollMs: e.GANTRY_BUILD_ON_PUSH_INTERVAL_MS,
       healthTimeoutMs: e.GANTRY_HEALTH_TIMEOUT_MS,
       drainMs: e.GANTRY_DRAIN_TIMEOUT_MS,
+      buildsPerDeployment: e.GANTRY_BUILDS_PER_DEPLOYMENT,
     },
     childEnv: childEnvOf(env),
   });
@@ -115,7 +124,7 @@ export function loadControlPlaneConfig(
 export const CONTROL_PLANE_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape).filter((k) => k.startsWith("GANTRY_"));
 
 /** Variables of the control plane itself that a deployment must never see or inherit. */
-const NOT_FOR_CHILDREN = ["DATABASE_URL", "DATABASE_URI", "POSTGRES_URI", "REDIS_URL", "REDIS_URI", "PORT", "MOUNT_PREFIX", "LOG_JSON", "LOG_LEVEL"];
+const NOT_FOR_CHILDREN = ["DATABASE_URL", "DATABASE_URI", "POSTGRES_URI", "REDIS_URL", "REDIS_URI", "REDIS_KEY_PREFIX", "PORT", "MOUNT_PREFIX", "LOG_JSON", "LOG_LEVEL"];
 
 function childEnvOf(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};

@@ -12,6 +12,14 @@ export interface DevFlags {
   port?: string;
   host?: string;
   dataDir?: string;
+  /**
+   * Other processes use the same database (the control plane's revisions of one deployment during
+   * a rollout): live leases at start-up stay with their owners, and runs unfinished at shutdown go
+   * back to the queue instead of being interrupted.
+   */
+  sharedDatabase?: boolean;
+  /** Serve the API but take no runs or crons until resumed (a rollout's new revision). */
+  startDrained?: boolean;
 }
 
 export interface ServeFlags {

@@ -2,8 +2,9 @@
 // fields are immutable, which secret names are refused, and tenant scoping. No HTTP and no SQL here;
 // the reconciler turns what is recorded into running servers.
 import { CONTROL_PLANE_VARIABLES } from "../config/control-plane-config.js";
-import { GantryError, notFound } from "../errors.js";
+import { GantryError, ValidationFailure, notFound } from "../errors.js";
 import { newId } from "../ids.js";
+import { parseCustomUrl, type CustomUrl } from "./custom-url.js";
 import type { Secret, SecretsCipher } from "./secrets-cipher.js";
 import type { ControlPlaneStore, NewRevision } from "./storage/ports.js";
 import type { DeploymentRecord, DeploymentStatus, LogLevel, LogRecord, LogType, RevisionRecord, RevisionStatus } from "./storage/records.js";
@@ -20,7 +21,7 @@ const RESERVED_SECRET_NAMES = new Set([
   "LANGSMITH_HOST_PROJECT_ID", "LANGSMITH_HOST_PROJECT_NAME", "LANGSMITH_HOST_REVISION_ID", "LOG_JSON",
   "LOG_DICT_TRACEBACKS", "REDIS_URI", "LANGCHAIN_CALLBACKS_BACKGROUND", "DD_TRACE_PSYCOPG_ENABLED",
   "DD_TRACE_REDIS_ENABLED", "LANGSMITH_DEPLOYMENT_NAME", "LANGGRAPH_CLOUD_LICENSE_KEY",
-  "PATH", "PORT", "MOUNT_PREFIX", "DATABASE_URL", "REDIS_URL", "NODE_OPTIONS", "LOG_LEVEL",
+  "PATH", "PORT", "MOUNT_PREFIX", "DATABASE_URL", "REDIS_URL", "REDIS_KEY_PREFIX", "NODE_OPTIONS", "LOG_LEVEL",
 ]);
 
 /** Tag refs can't move, so watching one for pushes is refused (spec §4.2). */
@@ -131,7 +132,8 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
   }
 
   return {
-    async create(input: CreateInput, tenant: Tenant): Promise<DeploymentView> {
+    /** `ownHosts`: the control plane's own addresses, which no deployment may take as its custom_url. */
+    async create(input: CreateInput, tenant: Tenant, ownHosts: string[] = []): Promise<DeploymentView> {
       if (input.source !== "github") throw unsupportedSource(input.source);
       const sc = input.source_config;
       const rc = input.source_revision_config;
@@ -142,6 +144,7 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
       if (input.secret_references?.length) throw sourceError("'secret_references' are only for 'external_docker' source deployments");
       if (sc.build_on_push && isTagRef(rc.repo_ref)) throw sourceError("'build_on_push' must be false when 'repo_ref' is a tag");
       checkSecrets(input.secrets);
+      const custom = customAddress(sc.custom_url, ownHosts);
       const id = newId();
       const created = await store.createDeployment(
         {
@@ -156,6 +159,8 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
           install_command: sc.install_command ?? null,
           build_command: sc.build_command ?? null,
           resource_spec: sc.resource_spec ?? null,
+          custom_url: custom?.url ?? null,
+          custom_host: custom?.host ?? null,
           status: "AWAITING_DATABASE",
         },
         newRevision(id, rc.repo_ref, rc.langgraph_config_path, input.secrets, null),
@@ -188,12 +193,12 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
     },
 
     /** POST .../revisions: like a PATCH of the revision fields, but a revision is always made. */
-    async createRevision(id: string, input: PatchInput, tenant: Tenant): Promise<RevisionRecord> {
-      const { deployment } = await this.patch(id, input, tenant, true);
+    async createRevision(id: string, input: PatchInput, tenant: Tenant, ownHosts: string[] = []): Promise<RevisionRecord> {
+      const { deployment } = await this.patch(id, input, tenant, ownHosts, true);
       return (await store.getRevision(id, deployment.latest_revision_id!))!;
     },
 
-    async patch(id: string, input: PatchInput, tenant: Tenant, alwaysRevise = false): Promise<DeploymentView> {
+    async patch(id: string, input: PatchInput, tenant: Tenant, ownHosts: string[] = [], alwaysRevise = false): Promise<DeploymentView> {
       const deployment = await visible(id, tenant);
       if (deployment.status === "AWAITING_DELETE") throw new GantryError("conflict", `Deployment ID ${id} is being deleted.`);
       const sc = input.source_config ?? {};
@@ -204,10 +209,12 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
       refuseChange("source_config.integration_id", sc.integration_id, deployment.integration_id);
       refuseChange("source_config.deployment_type", sc.deployment_type, deployment.deployment_type);
       if (sc.listener_id) throw sourceError("'source_config.listener_id' cannot be changed (PATCH)");
-      if (sc.custom_url) throw sourceError("'source_config.custom_url' is set by the control plane for 'github' source deployments");
       if (input.revision_source && input.revision_source !== "github") throw unsupportedSource(input.revision_source);
       if (rc.image_uri || rc.source_tarball_path) throw sourceError("'image_uri' and 'source_tarball_path' must be null for 'github' source");
       if (input.secret_references?.length) throw sourceError("'secret_references' are only for 'external_docker' source deployments");
+
+      // A change of address only moves the routing: no new revision.
+      const custom = sc.custom_url === "" ? null : sc.custom_url != null ? customAddress(sc.custom_url, ownHosts) : undefined;
 
       const latest = deployment.latest_revision_id ? await store.getRevision(id, deployment.latest_revision_id) : undefined;
       const ref = rc.repo_ref ?? latest?.repo_ref ?? "main";
@@ -232,6 +239,7 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
           ...(sc.install_command !== undefined ? { install_command: sc.install_command } : {}),
           ...(sc.build_command !== undefined ? { build_command: sc.build_command } : {}),
           ...(sc.resource_spec ? { resource_spec: sc.resource_spec } : {}),
+          ...(custom !== undefined ? { custom_url: custom?.url ?? null, custom_host: custom?.host ?? null } : {}),
         },
         revision,
       );
@@ -323,6 +331,19 @@ function checkSecrets(secrets: Secret[]): void {
     if (seen.has(secret.name)) throw new GantryError("invalid", `secrets[${i}].name '${secret.name}' appears more than once.`);
     seen.add(secret.name);
   }
+}
+
+/** A deployment's own address; undefined when none is given. */
+function customAddress(text: string | null | undefined, ownHosts: string[]): CustomUrl | undefined {
+  if (!text) return undefined;
+  const parsed = parseCustomUrl(text);
+  if ("error" in parsed) throw new ValidationFailure([{ loc: ["body", "source_config", "custom_url"], msg: parsed.error, type: "value_error" }]);
+  if (ownHosts.includes(parsed.host)) {
+    throw new ValidationFailure([
+      { loc: ["body", "source_config", "custom_url"], msg: `${parsed.host} is the control plane's own address; a deployment needs a host of its own`, type: "value_error" },
+    ]);
+  }
+  return parsed;
 }
 
 function refuseChange(field: string, given: string | null | undefined, current: string | null): void {

@@ -151,12 +151,20 @@ export class Worker {
     if (requeued || failed) this.deps.log.warn("recovered runs whose worker stopped", { requeued, failed });
   }
 
-  /** Stops claiming, waits up to graceMs for running runs, then hands back or interrupts what is left. */
-  async stop({ graceMs, handOff }: StopOptions): Promise<void> {
+  /**
+   * Claims nothing more; runs under way go on, with their leases renewed. A replaced revision does
+   * this first, so runs created on its successor are never executed here.
+   */
+  async stopClaiming(): Promise<void> {
     this.stopping = true;
     for (const t of this.timers) clearInterval(t);
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     await this.filling;
+  }
+
+  /** Stops claiming, waits up to graceMs for running runs, then hands back or interrupts what is left. */
+  async stop({ graceMs, handOff }: StopOptions): Promise<void> {
+    await this.stopClaiming();
     const all = () => Promise.all([...this.active.values()].map((r) => r.done));
     const grace = new Promise<"timeout">((done) => setTimeout(() => done("timeout"), graceMs).unref());
     if ((await Promise.race([all(), grace])) === "timeout") {

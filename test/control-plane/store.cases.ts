@@ -20,6 +20,8 @@ function deployment(name: string, tenant = TENANT) {
     install_command: null,
     build_command: null,
     resource_spec: { min_scale: 1 },
+    custom_url: null as string | null,
+    custom_host: null as string | null,
     status: "AWAITING_DATABASE" as const,
   };
 }
@@ -59,6 +61,23 @@ export function storeCases(open: () => ControlPlaneStore) {
     await expect(store.createDeployment(second, revision(second.id))).rejects.toMatchObject({ kind: "conflict" });
     await store.markDeleting(first.id);
     await store.createDeployment(second, revision(second.id));
+  });
+
+  it("finds a deployment by its custom host, one live deployment per host", async () => {
+    const store = open();
+    const host = `${unique("agent")}.example.test`;
+    const first = { ...deployment(unique("host")), custom_url: `https://${host}`, custom_host: host };
+    await store.createDeployment(first, revision(first.id));
+    expect((await store.findByCustomHost(["other.example.test", host]))?.id).toBe(first.id);
+    const second = { ...deployment(unique("host")), custom_url: `http://${host}`, custom_host: host };
+    await expect(store.createDeployment(second, revision(second.id))).rejects.toMatchObject({ kind: "conflict", message: expect.stringContaining(host) });
+    const third = deployment(unique("host"));
+    await store.createDeployment(third, revision(third.id));
+    await expect(store.updateDeployment(third.id, { custom_url: `https://${host}`, custom_host: host })).rejects.toMatchObject({ kind: "conflict" });
+    await store.markDeleting(first.id);
+    expect(await store.findByCustomHost([host])).toBeUndefined();
+    expect(await store.updateDeployment(third.id, { custom_url: `https://${host}`, custom_host: host })).toMatchObject({ custom_url: `https://${host}` });
+    expect((await store.findByCustomHost([host]))?.id).toBe(third.id);
   });
 
   it("adds revisions newest first and filters them by status", async () => {

@@ -47,6 +47,8 @@ export interface GantryOptions {
   args?: string[];
   /** `dev` (default) or `serve`, which gets --host 127.0.0.1 and no data dir. */
   command?: "dev" | "serve";
+  /** Open an IPC channel, as the control plane does, for send(). */
+  ipc?: boolean;
 }
 
 export interface RunningGantry {
@@ -59,6 +61,8 @@ export interface RunningGantry {
   output(): string;
   /** Sends a signal (SIGKILL for a crash, SIGTERM for a graceful stop) and resolves when the process has exited. */
   kill(signal: NodeJS.Signals): Promise<void>;
+  /** A message over the IPC channel (started with `ipc`). */
+  send(message: string): void;
 }
 
 export interface FailedRun {
@@ -73,8 +77,8 @@ function childEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEnv 
   return { ...env, LOG_JSON: "1", ...extra };
 }
 
-function spawnGantry(args: string[], env: Record<string, string> | undefined): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+function spawnGantry(args: string[], env: Record<string, string> | undefined, ipc = false): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ["ignore", "pipe", "pipe", ...(ipc ? (["ipc"] as const) : [])] });
 }
 
 function listeningUrl(line: string): string | undefined {
@@ -96,7 +100,7 @@ export async function startGantry(options: GantryOptions): Promise<RunningGantry
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "gantry-e2e-")));
   const place = options.command === "serve" ? ["--host", "127.0.0.1"] : ["--data-dir", dataDir];
-  const child = spawnGantry([options.command ?? "dev", "--config", resolve(options.config), "--port", "0", ...place, ...(options.args ?? [])], options.env);
+  const child = spawnGantry([options.command ?? "dev", "--config", resolve(options.config), "--port", "0", ...place, ...(options.args ?? [])], options.env, options.ipc);
   let output = "";
   const cleanUp = async () => {
     if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
@@ -145,6 +149,9 @@ export async function startGantry(options: GantryOptions): Promise<RunningGantry
     port: Number(new URL(url).port),
     dataDir,
     output: () => output,
+    send(message) {
+      child.send(message);
+    },
     async kill(signal) {
       const done = exited(child);
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -14,7 +14,7 @@ import { GANTRY_VERSION } from "../../version.js";
 import type { ApiKeyCheck } from "../api-keys.js";
 import type { DeploymentService } from "../deployments.js";
 import type { Driver } from "../drivers/driver.js";
-import { deploymentProxy } from "../router/proxy.js";
+import { deploymentRouter } from "../router/proxy.js";
 import type { ControlPlaneStore } from "../storage/ports.js";
 import { mountDashboard } from "./dashboard.js";
 import { deploymentRoutes } from "./routes.js";
@@ -43,6 +43,15 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
     log.debug("request", { request_id: c.get("requestId"), method: c.req.method, route: c.get("routePattern") ?? "unmatched", status: c.res.status, ms: Math.round(performance.now() - started) });
   });
 
+  // First of all: on a deployment's custom host every path is the deployment's, /ok and /v2 included.
+  const router = deploymentRouter({ store: deps.store, driver: deps.driver });
+  app.use(async (c, next) => {
+    const deployment = await router.forHost(c.req.header("host"));
+    if (!deployment) return next();
+    checkApiKey(deps.keys, c);
+    return router.byHost(c, deployment);
+  });
+
   app.get("/ok", (c) => c.json({ ok: true }));
   const baseUrl = (c: Context) => deps.publicUrl ?? new URL(c.req.url).origin;
   const routes = deploymentRoutes({ deployments: deps.deployments, baseUrl, checkPush: deps.checkPush });
@@ -63,9 +72,8 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
   app.use("/v2/*", requireApiKey(deps.keys));
   app.use("/deployments/*", requireApiKey(deps.keys));
   mountRoutes(app, routes, { validation: "list" });
-  const proxy = deploymentProxy({ store: deps.store, driver: deps.driver });
-  app.all("/deployments/:deployment_id", proxy);
-  app.all("/deployments/:deployment_id/*", proxy);
+  app.all("/deployments/:deployment_id", router.byPath);
+  app.all("/deployments/:deployment_id/*", router.byPath);
 
   app.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError(errorHandler(log));
@@ -75,10 +83,14 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
 /** 401 without a key, 403 with a wrong one; with no key configured (dev mode only) every call passes. */
 function requireApiKey(keys: ApiKeyCheck) {
   return async function apiKey(c: Context, next: () => Promise<void>) {
-    if (!keys.configured) return next();
-    const presented = c.req.header("x-api-key");
-    if (!presented) throw new GantryError("unauthenticated", "Missing API key: send it in the X-Api-Key header.");
-    if (!keys.matches(presented)) throw new GantryError("forbidden", "Invalid API key.");
+    checkApiKey(keys, c);
     return next();
   };
+}
+
+function checkApiKey(keys: ApiKeyCheck, c: Context): void {
+  if (!keys.configured) return;
+  const presented = c.req.header("x-api-key");
+  if (!presented) throw new GantryError("unauthenticated", "Missing API key: send it in the X-Api-Key header.");
+  if (!keys.matches(presented)) throw new GantryError("forbidden", "Invalid API key.");
 }

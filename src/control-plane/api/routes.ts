@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { GantryError, ValidationFailure } from "../../errors.js";
 import { isUuid } from "../../ids.js";
 import { route, type RouteSpec } from "../../server/route.js";
+import { hostCandidates } from "../custom-url.js";
 import type { DeploymentService, Tenant } from "../deployments.js";
 import { DeleteQuery, DeploymentCreateBody, DeploymentListQuery, DeploymentPatchBody, LogsQuery, RevisionListQuery } from "./schemas.js";
 import { deploymentWire, logWire, revisionWire } from "./wire.js";
@@ -32,6 +33,8 @@ export interface RouteDeps {
 
 export function deploymentRoutes({ deployments, baseUrl, checkPush }: RouteDeps): RouteSpec[] {
   const one = (c: Context) => pathUuid(c, "deployment_id");
+  // The hosts this API is reached at: a deployment taking one of them would hide the API.
+  const ownHosts = (c: Context) => [new URL(baseUrl(c)).host, ...hostCandidates(c.req.header("host") ?? "")];
   return [
     route({
       method: "get",
@@ -65,7 +68,7 @@ export function deploymentRoutes({ deployments, baseUrl, checkPush }: RouteDeps)
       summary: "Create a deployment and its first revision",
       body: DeploymentCreateBody,
       responses: { 201: "The deployment, with latest_revision_id", 400: "Source configuration error", 409: "Name taken", 422: "Invalid body" },
-      handler: async (c, { body }) => c.json(deploymentWire(await deployments.create(body, tenantOf(c)), baseUrl(c)), 201),
+      handler: async (c, { body }) => c.json(deploymentWire(await deployments.create(body, tenantOf(c), ownHosts(c)), baseUrl(c)), 201),
     }),
     route({
       method: "get",
@@ -82,7 +85,7 @@ export function deploymentRoutes({ deployments, baseUrl, checkPush }: RouteDeps)
       summary: "Update a deployment; a new ref, config path, secrets or resource spec creates a revision",
       body: DeploymentPatchBody,
       responses: { 200: "The deployment", 400: "Immutable field or source error", 404: "Unknown deployment", 422: "Invalid body" },
-      handler: async (c, { body }) => c.json(deploymentWire(await deployments.patch(one(c), body, tenantOf(c)), baseUrl(c))),
+      handler: async (c, { body }) => c.json(deploymentWire(await deployments.patch(one(c), body, tenantOf(c), ownHosts(c)), baseUrl(c))),
     }),
     route({
       method: "delete",
@@ -133,7 +136,7 @@ export function deploymentRoutes({ deployments, baseUrl, checkPush }: RouteDeps)
       body: DeploymentPatchBody,
       bodyOptional: true,
       responses: { 201: "The new revision", 400: "Immutable field or source error", 404: "Unknown deployment", 422: "Invalid body" },
-      handler: async (c, { body }) => c.json(revisionWire(await deployments.createRevision(one(c), body, tenantOf(c))), 201),
+      handler: async (c, { body }) => c.json(revisionWire(await deployments.createRevision(one(c), body, tenantOf(c), ownHosts(c))), 201),
     }),
     route({
       method: "get",

@@ -1,6 +1,7 @@
 // Wire schemas of the control-plane API (spec §3-§4): request bodies and queries, checked with zod
 // at the edge. Unknown body fields are accepted and ignored, as the platform's FastAPI models do.
 import { z } from "zod";
+import { parseCustomUrl } from "../custom-url.js";
 import { DEPLOYMENT_STATUSES, REVISION_STATUSES } from "../storage/records.js";
 
 const queryInt = (min: number, max: number, fallback: number) =>
@@ -29,7 +30,14 @@ const SourceConfigBody = z.object({
   repo_url: z.string().min(1, "must not be empty").nullish(),
   deployment_type: deploymentType.nullish(),
   build_on_push: z.boolean().nullish(),
-  custom_url: z.string().nullish(),
+  // "" clears it on PATCH.
+  custom_url: z
+    .string()
+    .superRefine((text, ctx) => {
+      const parsed = text === "" ? undefined : parseCustomUrl(text);
+      if (parsed && "error" in parsed) ctx.addIssue({ code: "custom", message: parsed.error });
+    })
+    .nullish(),
   resource_spec: z.record(z.string(), z.unknown()).nullish(),
   listener_id: z.uuid({ error: "must be a UUID" }).nullish(),
   listener_config: z.object({ k8s_namespace: z.string().nullish() }).nullish(),

@@ -23,7 +23,7 @@ export function revisionWire(revision: RevisionRecord) {
   };
 }
 
-/** `baseUrl` is the control plane's public address; a deployment is served under /deployments/{id}. */
+/** `baseUrl` is the control plane's public address; a deployment is served under /deployments/{id}, and at its custom_url when set. */
 export function deploymentWire({ deployment: d, latest }: DeploymentView, baseUrl: string) {
   return {
     id: d.id,
@@ -35,7 +35,7 @@ export function deploymentWire({ deployment: d, latest }: DeploymentView, baseUr
       repo_url: d.repo_url,
       deployment_type: d.deployment_type,
       build_on_push: d.build_on_push,
-      custom_url: `${baseUrl}/deployments/${d.id}`,
+      custom_url: d.custom_url ?? `${baseUrl}/deployments/${d.id}`,
       resource_spec: d.resource_spec,
       listener_id: null,
       listener_config: null,

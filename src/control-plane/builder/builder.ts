@@ -1,11 +1,13 @@
 // Turns a revision into a directory an Agent Server can run: resolve the ref, check the commit out,
-// install dependencies, run the build command, import every graph once. Builds are cached by commit
-// (and install/build commands): a second revision of the same commit reuses the directory.
+// install dependencies, run the build command, import every graph once. Builds are cached per
+// deployment by commit (and install/build commands): a second revision of the same commit reuses
+// the directory. A deployment's cache is bounded (prune) and goes with the deployment.
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isUuid } from "../../ids.js";
 import { checkout, redactUrl, resolveRef } from "./git.js";
 import { runStep, type LineSink } from "./run-command.js";
 
@@ -14,6 +16,7 @@ const TSX_LOADER = import.meta.resolve("tsx/esm");
 const BUILT_MARKER = ".gantry-built";
 
 export interface BuildRequest {
+  deployment_id: string;
   repo_url: string;
   repo_ref: string;
   /** Build this commit instead of resolving the ref (redeploys, build_on_push). */
@@ -29,7 +32,11 @@ export type BuildLog = (level: "INFO" | "WARNING" | "ERROR", message: string) =>
 
 export type BuildOutcome = { ok: true; sha: string; dir: string; configPath: string } | { ok: false; reason: string };
 
+/** What names a build in the cache. */
+export type BuildKey = Pick<BuildRequest, "deployment_id" | "install_command" | "build_command">;
+
 export interface BuilderOptions {
+  /** <buildsDir>/<deployment_id>/<commit>[-<commands hash>], and .tmp-* work dirs beside them. */
   buildsDir: string;
   /** Deadline of each step (clone, install, build, graph import). */
   stepTimeoutMs: number;
@@ -38,18 +45,59 @@ export interface BuilderOptions {
 export class Builder {
   constructor(private readonly options: BuilderOptions) {}
 
-  /** Removes half-built directories a killed control plane left; called at start-up, before any build. */
+  /**
+   * Removes half-built directories a killed control plane left, and builds cached before the cache
+   * was per deployment (named by commit, not by deployment id); called at start-up, before any build.
+   */
   async removeUnfinished(): Promise<void> {
     if (!existsSync(this.options.buildsDir)) return;
     for (const entry of await readdir(this.options.buildsDir)) {
-      if (entry.startsWith(".tmp-")) await rm(join(this.options.buildsDir, entry), { recursive: true, force: true });
+      if (entry.startsWith(".tmp-") || !isUuid(entry)) await rm(join(this.options.buildsDir, entry), { recursive: true, force: true });
     }
   }
 
   /** The build directory of a commit, if a finished build of it is cached. */
-  cached(sha: string, request: Pick<BuildRequest, "install_command" | "build_command" | "langgraph_config_path">): string | undefined {
+  cached(sha: string, request: BuildKey & Pick<BuildRequest, "langgraph_config_path">): string | undefined {
     const dir = this.dirFor(sha, request);
     return existsSync(join(dir, BUILT_MARKER)) && existsSync(join(dir, checkedMarker(request.langgraph_config_path))) ? dir : undefined;
+  }
+
+  /** Where the build of a commit is (or would be) cached. */
+  dirFor(sha: string, request: BuildKey): string {
+    const commands = request.install_command || request.build_command ? "-" + shortHash(`${request.install_command ?? ""}\n${request.build_command ?? ""}`) : "";
+    return join(this.deploymentDir(request.deployment_id), sha + commands);
+  }
+
+  /**
+   * Bounds a deployment's cache to `max` builds: every build in `keep` (the live revision's, the one
+   * a rollback goes to, those still rolling out) stays, the builds used last fill the room left,
+   * and the others are removed. Returns the removed directories.
+   */
+  async prune(deploymentId: string, keep: ReadonlySet<string>, max: number): Promise<string[]> {
+    const root = this.deploymentDir(deploymentId);
+    if (!existsSync(root)) return [];
+    const builds = await Promise.all(
+      (await readdir(root)).map(async (entry) => {
+        const dir = join(root, entry);
+        const used = await stat(join(dir, BUILT_MARKER)).then((s) => s.mtimeMs, () => 0);
+        return { dir, used };
+      }),
+    );
+    builds.sort((a, b) => b.used - a.used);
+    let room = max - builds.filter((b) => keep.has(b.dir)).length;
+    const removed: string[] = [];
+    for (const build of builds) {
+      if (keep.has(build.dir)) continue;
+      if (room > 0) room--;
+      else removed.push(build.dir);
+    }
+    for (const dir of removed) await rm(dir, { recursive: true, force: true });
+    return removed;
+  }
+
+  /** Removes every cached build of a deployment (it was deleted). */
+  async removeDeployment(deploymentId: string): Promise<void> {
+    await rm(this.deploymentDir(deploymentId), { recursive: true, force: true });
   }
 
   /** Resolves the commit first and reports it, so the revision records repo_commit_sha even if a later step fails. */
@@ -69,6 +117,9 @@ export class Builder {
     const dir = this.dirFor(sha, request);
     if (existsSync(join(dir, BUILT_MARKER))) {
       log("INFO", "Using the cached build of this commit");
+      // Its marker's time is when the build was last used: prune() keeps the builds used last.
+      const now = new Date();
+      await utimes(join(dir, BUILT_MARKER), now, now);
     } else {
       const failure = await this.fetchAndInstall(request, sha, dir, log, onLine);
       if (failure) return { ok: false, reason: failure };
@@ -116,6 +167,7 @@ export class Builder {
       if (existsSync(dir)) {
         log("INFO", "Another build of this commit finished first; using it");
       } else {
+        await mkdir(dirname(dir), { recursive: true });
         await rename(work, dir);
       }
       return undefined;
@@ -124,9 +176,8 @@ export class Builder {
     }
   }
 
-  private dirFor(sha: string, request: Pick<BuildRequest, "install_command" | "build_command">): string {
-    const commands = request.install_command || request.build_command ? "-" + shortHash(`${request.install_command ?? ""}\n${request.build_command ?? ""}`) : "";
-    return join(this.options.buildsDir, sha + commands);
+  private deploymentDir(deploymentId: string): string {
+    return join(this.options.buildsDir, deploymentId);
   }
 }
 

@@ -1,5 +1,5 @@
 // The boundary between the reconciler and where revisions run. The process driver runs each one as
-// a local `gantry dev` child; a kubernetes driver (docs/kubernetes-driver.md) would implement the
+// a local `gantry dev` or `gantry serve` child; a kubernetes driver (docs/kubernetes-driver.md) would implement the
 // same interface with a Deployment and a Service per revision.
 import type { InstanceState } from "../reconciler/plan.js";
 
@@ -12,6 +12,8 @@ export interface InstanceSpec {
   env: NodeJS.ProcessEnv;
   /** Replicas and sizes, for drivers that can honour them (spec §4.5); the process driver runs one. */
   resourceSpec: Record<string, unknown> | null;
+  /** A rollout's new revision: it serves requests once healthy but takes no runs or crons until promote(). */
+  waitForPromotion: boolean;
 }
 
 export interface InstanceView {
@@ -31,12 +33,17 @@ export interface Lease {
 export interface Driver {
   /** Idempotent: a revision already starting or running is left alone. Resolves when healthy or failed. */
   start(spec: InstanceSpec, log: DeployLog): Promise<void>;
+  /**
+   * The revision is now the live one (the router sends it the traffic): it takes the deployment's
+   * runs and crons from now on, and the deployment's other servers take no more.
+   */
+  promote(revisionId: string): void;
   /** Stops new work reaching the revision, waits for its in-flight requests (bounded), then stops it. */
   stop(revisionId: string): void;
   instances(): InstanceView[];
   /** A healthy revision's address, held until release() so a drain waits for the request. */
   acquire(revisionId: string): Lease | undefined;
-  /** Removes a deployment's data once nothing of it runs. */
+  /** Removes a deployment's data (its database, shared by all its revisions) once nothing of it runs. */
   removeData(deploymentId: string): Promise<void>;
   /** Stops whatever a previous control-plane process left running. */
   recover(): Promise<void>;

@@ -1,7 +1,8 @@
-// The default driver: each revision is a `gantry dev` child process on a port of its own (port 0,
-// read back from its "listening" log line) with its own SQLite data dir, its logs kept as the
-// revision's deploy log. GET /ok within the health timeout makes it healthy. A pid file per child
-// lets the next control-plane process stop children a crashed one left behind.
+// The default driver: each revision is a `gantry dev` (or `gantry serve`) child process on a port
+// of its own (port 0, read back from its "listening" log line) on its deployment's data, which all
+// its revisions share (deployment-data.ts); its logs are kept as the revision's deploy log. GET /ok
+// within the health timeout makes it healthy. A pid file per child lets the next control-plane
+// process stop children a crashed one left behind.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { mkdir, rm, unlink, writeFile } from "node:fs/promises";
@@ -9,15 +10,20 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../../logging.js";
 import type { InstanceState } from "../reconciler/plan.js";
+import type { DeploymentData } from "./deployment-data.js";
 import type { DeployLog, Driver, InstanceSpec, InstanceView, Lease } from "./driver.js";
 
 const GANTRY_BIN = resolve(fileURLToPath(new URL("../../../bin/gantry.js", import.meta.url)));
 const HEALTH_POLL_MS = 100;
-const STOP_GRACE_MS = 15_000;
+/** Past the child's own shutdown grace (the drain time), how long before it is killed. */
+const KILL_MARGIN_MS = 15_000;
+/** Set in every child's environment; names the revision a leftover process belongs to. */
+const REVISION_VARIABLE = "LANGSMITH_HOST_REVISION_ID";
 
 export interface ProcessDriverOptions {
-  /** Where each deployment's revisions keep their data: <dir>/<deployment_id>/revisions/<revision_id>. */
+  /** Each deployment's directory: its revisions' pid files, and its embedded data when there is one. */
   deploymentsDir: string;
+  data: DeploymentData;
   healthTimeoutMs: number;
   drainMs: number;
   log: Logger;
@@ -72,27 +78,40 @@ export class ProcessDriver implements Driver {
   }
 
   private async launch(spec: InstanceSpec, log: DeployLog): Promise<void> {
-    const dataDir = this.revisionDir(spec.deployment_id, spec.revision_id);
-    await mkdir(dataDir, { recursive: true });
+    const revisionDir = this.revisionDir(spec.deployment_id, spec.revision_id);
+    await mkdir(revisionDir, { recursive: true });
+    const server = await this.options.data.prepare(spec.deployment_id).catch((err: unknown) => {
+      log("ERROR", `The deployment's database is not available: ${(err as Error).message}`);
+      throw err;
+    });
     const child = spawn(
       process.execPath,
-      [GANTRY_BIN, "dev", "--config", spec.configPath, "--port", "0", "--host", "127.0.0.1", "--data-dir", join(dataDir, "data")],
+      [
+        GANTRY_BIN,
+        server.command,
+        ...["--config", spec.configPath, "--port", "0", "--host", "127.0.0.1", ...server.args],
+        // `gantry serve` shares run events through Redis: either revision may execute any run.
+        ...(spec.waitForPromotion && server.command === "dev" ? ["--start-drained"] : []),
+      ],
       {
         cwd: dirname(spec.configPath),
         env: {
           // The drain already waited for requests; background runs get the same bound to finish.
           BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS: String(Math.ceil(this.options.drainMs / 1000)),
           ...spec.env,
+          ...server.env,
+          [REVISION_VARIABLE]: spec.revision_id,
           LOG_JSON: "1",
         },
-        stdio: ["ignore", "pipe", "pipe"],
+        // The IPC channel carries "drain" and "resume" (promote, stop).
+        stdio: ["ignore", "pipe", "pipe", "ipc"],
       },
     );
     const exited = new Promise<void>((done) => child.once("exit", () => done()));
     const instance: Instance = { deployment_id: spec.deployment_id, revision_id: spec.revision_id, state: "starting", child, inFlight: 0, exited };
     this.running.set(spec.revision_id, instance);
-    if (child.pid !== undefined) await writeFile(join(dataDir, "server.pid"), String(child.pid));
-    log("INFO", `Started the Agent Server (pid ${child.pid})`);
+    if (child.pid !== undefined) await writeFile(join(revisionDir, "server.pid"), String(child.pid));
+    log("INFO", `Started the Agent Server: gantry ${server.command} (pid ${child.pid})`);
 
     let listening: (url: string) => void = () => {};
     const urlKnown = new Promise<string>((resolveUrl) => (listening = resolveUrl));
@@ -102,7 +121,7 @@ export class ProcessDriver implements Driver {
       log(entry ? levelOf(entry.level) : stream === "stderr" ? "WARNING" : "INFO", line);
     });
     child.once("exit", (code, signal) => {
-      void unlink(join(dataDir, "server.pid")).catch(() => {});
+      void unlink(join(revisionDir, "server.pid")).catch(() => {});
       if (instance.state === "stopping") {
         if (this.running.get(spec.revision_id) === instance) this.running.delete(spec.revision_id);
         log("INFO", "The Agent Server stopped");
@@ -127,12 +146,24 @@ export class ProcessDriver implements Driver {
     this.changed();
   }
 
+  promote(revisionId: string): void {
+    const promoted = this.running.get(revisionId);
+    if (!promoted) return;
+    for (const instance of this.running.values()) {
+      if (instance.deployment_id === promoted.deployment_id && instance !== promoted && instance.state === "healthy") tell(instance.child, "drain");
+    }
+    tell(promoted.child, "resume");
+  }
+
   stop(revisionId: string): void {
     const instance = this.running.get(revisionId);
     if (!instance || instance.state === "stopping") return;
     const wasHealthy = instance.state === "healthy";
     instance.state = "stopping";
     this.changed();
+    // Before the requests drain: the revision that replaces it, on the same database, takes every
+    // new run, so no run created there is executed here (docs/decisions.md).
+    if (wasHealthy) tell(instance.child, "drain");
     void (async () => {
       const drainUntil = Date.now() + (wasHealthy ? this.options.drainMs : 0);
       while (instance.inFlight > 0 && Date.now() < drainUntil) await delay(50);
@@ -144,7 +175,7 @@ export class ProcessDriver implements Driver {
     const { child } = instance;
     if (child.exitCode === null && child.signalCode === null) {
       child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+      const timer = setTimeout(() => child.kill("SIGKILL"), this.options.drainMs + KILL_MARGIN_MS);
       await instance.exited;
       clearTimeout(timer);
     }
@@ -153,6 +184,7 @@ export class ProcessDriver implements Driver {
   }
 
   async removeData(deploymentId: string): Promise<void> {
+    await this.options.data.remove(deploymentId);
     await rm(join(this.options.deploymentsDir, deploymentId), { recursive: true, force: true });
   }
 
@@ -165,8 +197,8 @@ export class ProcessDriver implements Driver {
         const pidFile = join(revisions, revision, "server.pid");
         if (!existsSync(pidFile)) continue;
         const pid = Number(readFileSync(pidFile, "utf8"));
-        // Only a process whose command line names this revision's data dir is ours (pids get reused).
-        if (Number.isInteger(pid) && commandLineOf(pid).includes(join(revisions, revision))) {
+        // Only a process whose environment names this revision is ours (pids get reused).
+        if (Number.isInteger(pid) && environmentOf(pid).includes(`${REVISION_VARIABLE}=${revision}`)) {
           this.options.log.warn("stopping a server left by a previous control plane", { deployment_id: deployment, revision_id: revision, pid });
           try {
             process.kill(pid, "SIGKILL");
@@ -181,6 +213,7 @@ export class ProcessDriver implements Driver {
 
   async close(): Promise<void> {
     await Promise.all([...this.running.values()].map((instance) => ((instance.state = "stopping"), this.terminate(instance))));
+    await this.options.data.close();
   }
 
   private revisionDir(deploymentId: string, revisionId: string): string {
@@ -231,11 +264,17 @@ function levelOf(level: unknown): "DEBUG" | "INFO" | "WARNING" | "ERROR" {
   return level === "debug" ? "DEBUG" : level === "warn" ? "WARNING" : level === "error" ? "ERROR" : "INFO";
 }
 
-function commandLineOf(pid: number): string {
+/** A message over the child's IPC channel; one that has exited is past telling. */
+function tell(child: ChildProcess, message: "drain" | "resume"): void {
+  if (child.connected) child.send(message, () => {});
+}
+
+/** NUL-separated NAME=value entries; readable for our own children. */
+function environmentOf(pid: number): string[] {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+    return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
   } catch {
-    return "";
+    return [];
   }
 }
 

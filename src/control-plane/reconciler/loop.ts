@@ -4,7 +4,7 @@
 // at any point resumes where it was on the next start.
 import { join } from "node:path";
 import type { Logger } from "../../logging.js";
-import type { Builder, BuildRequest } from "../builder/builder.js";
+import type { Builder, BuildKey, BuildRequest } from "../builder/builder.js";
 import { resolveRef } from "../builder/git.js";
 import type { DeploymentService } from "../deployments.js";
 import type { Driver } from "../drivers/driver.js";
@@ -27,6 +27,8 @@ export interface ReconcilerDeps {
 export interface ReconcilerOptions {
   tickMs: number;
   pushPollMs: number;
+  /** Cached builds kept per deployment; only builds in use may exceed it (pruneBuilds). */
+  buildsPerDeployment: number;
 }
 
 /** Revisions looked at per deployment: the pending ones are always among the newest. */
@@ -34,6 +36,8 @@ const RECENT_REVISIONS = 20;
 
 export class Reconciler {
   private readonly busy = new Set<string>();
+  /** Deployments whose build cache is to be pruned once none of their servers is draining. */
+  private readonly prunePending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private pushTimer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
@@ -95,10 +99,13 @@ export class Reconciler {
         active_revision_id: deployment.active_revision_id,
         revisions: revisions.map((r) => ({ id: r.id, status: r.status, built: this.isBuilt(deployment, r) })),
       };
-      const actions = plan(desired, driver.instances().filter((i) => i.deployment_id === deployment.id));
-      if (actions.length === 0) continue;
+      const instances = driver.instances().filter((i) => i.deployment_id === deployment.id);
+      const actions = plan(desired, instances);
+      // A prune put off while a server drained runs once none does.
+      const prune = actions.length === 0 && this.prunePending.has(deployment.id) && !instances.some((i) => i.state === "stopping");
+      if (actions.length === 0 && !prune) continue;
       this.busy.add(deployment.id);
-      void this.run(deployment, revisions, actions)
+      void (prune ? this.pruneBuilds(deployment) : this.run(deployment, revisions, actions))
         .catch((err: unknown) => this.deps.log.error("reconcile actions failed", { deployment_id: deployment.id, err }))
         .finally(() => {
           this.busy.delete(deployment.id);
@@ -123,7 +130,11 @@ export class Reconciler {
 
   private isBuilt(deployment: DeploymentRecord, revision: RevisionRecord): boolean {
     const sha = revision.repo_commit_sha;
-    return sha !== null && this.deps.builder.cached(sha, { ...deployment, langgraph_config_path: revision.langgraph_config_path }) !== undefined;
+    return sha !== null && this.deps.builder.cached(sha, { ...this.buildKey(deployment), langgraph_config_path: revision.langgraph_config_path }) !== undefined;
+  }
+
+  private buildKey(deployment: DeploymentRecord): BuildKey {
+    return { deployment_id: deployment.id, install_command: deployment.install_command, build_command: deployment.build_command };
   }
 
   private async run(deployment: DeploymentRecord, revisions: RevisionRecord[], actions: Action[]): Promise<void> {
@@ -137,13 +148,16 @@ export class Reconciler {
           break;
         case "build":
           await this.build(deployment, revisions.find((r) => r.id === action.revision_id)!);
+          await this.pruneBuilds(deployment);
           break;
         case "start":
           await this.startServer(deployment, revisions.find((r) => r.id === action.revision_id)!);
           break;
         case "promote":
           await store.promote(deployment.id, action.revision_id);
+          driver.promote(action.revision_id);
           bound.info("revision live: the router sends its traffic there now");
+          await this.pruneBuilds((await store.getDeployment(deployment.id)) ?? deployment);
           break;
         case "stop":
           driver.stop(action.revision_id);
@@ -151,6 +165,8 @@ export class Reconciler {
           break;
         case "purge":
           await driver.removeData(deployment.id);
+          await this.deps.builder.removeDeployment(deployment.id);
+          this.prunePending.delete(deployment.id);
           await store.purgeDeployment(deployment.id);
           bound.info("deployment deleted");
           break;
@@ -158,8 +174,38 @@ export class Reconciler {
     }
   }
 
+  /**
+   * Bounds the deployment's build cache. Kept whatever their age: the builds of the live revision,
+   * of the one before it (a rollback by redeploy starts at once), of revisions still rolling out,
+   * and of every revision with a server running. While one of its servers drains, a draining
+   * server's files stay: the prune waits until it has stopped.
+   */
+  private async pruneBuilds(deployment: DeploymentRecord): Promise<void> {
+    const { store, builder, driver, log } = this.deps;
+    const instances = driver.instances().filter((i) => i.deployment_id === deployment.id);
+    if (instances.some((i) => i.state === "stopping")) {
+      this.prunePending.add(deployment.id);
+      return;
+    }
+    this.prunePending.delete(deployment.id);
+    const wanted = new Set<string>(instances.map((i) => i.revision_id));
+    if (deployment.active_revision_id) wanted.add(deployment.active_revision_id);
+    for (const r of await store.listRevisions(deployment.id, ["DEPLOYED"], 2, 0)) wanted.add(r.id);
+    const revisions = await store.listRevisions(deployment.id, undefined, RECENT_REVISIONS, 0);
+    for (const r of revisions) if (!TERMINAL_STATUSES.has(r.status)) wanted.add(r.id);
+    const keep = new Set<string>();
+    for (const id of wanted) {
+      const revision = revisions.find((r) => r.id === id) ?? (await store.getRevision(deployment.id, id));
+      const sha = revision?.repo_commit_sha ?? revision?.pinned_commit_sha;
+      if (sha) keep.add(builder.dirFor(sha, this.buildKey(deployment)));
+    }
+    const removed = await builder.prune(deployment.id, keep, this.options.buildsPerDeployment);
+    if (removed.length > 0) log.info("removed old builds", { deployment_id: deployment.id, builds: removed.length });
+  }
+
   private buildRequest(deployment: DeploymentRecord, revision: RevisionRecord): BuildRequest {
     return {
+      deployment_id: deployment.id,
       repo_url: deployment.repo_url,
       repo_ref: revision.repo_ref,
       pinned_commit_sha: revision.repo_commit_sha ?? revision.pinned_commit_sha,
@@ -211,10 +257,23 @@ export class Reconciler {
       }
       configPath = built.configPath;
     }
-    await driver.start(
-      { deployment_id: deployment.id, revision_id: revision.id, configPath, env: request.env, resourceSpec: deployment.resource_spec },
-      deployLog,
-    );
+    try {
+      await driver.start(
+        {
+          deployment_id: deployment.id,
+          revision_id: revision.id,
+          configPath,
+          env: request.env,
+          resourceSpec: deployment.resource_spec,
+          waitForPromotion: revision.id !== deployment.active_revision_id,
+        },
+        deployLog,
+      );
+    } catch (err) {
+      // The deploy log has the reason. A rollout fails; a live revision is started again next tick.
+      this.deps.log.warn("the server could not be started", { deployment_id: deployment.id, revision_id: revision.id, err: (err as Error).message });
+      await this.deps.store.setRevisionStatus(revision.id, "DEPLOY_FAILED", ["DEPLOYING"]);
+    }
   }
 
   private logWriter(revisionId: string, type: "build" | "deploy") {

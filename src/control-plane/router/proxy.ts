@@ -1,36 +1,55 @@
-// The router: /deployments/{id}/... goes to the live revision of the deployment. Bodies stream both
+// The router: /deployments/{id}/... goes to the live revision of the deployment, and so does every
+// request whose Host is the deployment's custom_url host (at the root path). Bodies stream both
 // ways without buffering (SSE arrives event by event). Each request holds a lease on the instance
 // until its response body ends, so a replaced revision drains before it stops.
 import type { Context } from "hono";
 import { notFound } from "../../errors.js";
 import { isUuid } from "../../ids.js";
 import type { Driver, Lease } from "../drivers/driver.js";
+import { hostCandidates } from "../custom-url.js";
 import type { ControlPlaneStore } from "../storage/ports.js";
+import type { DeploymentRecord } from "../storage/records.js";
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the control plane's own key never reach the deployment. */
 const DROPPED_REQUEST_HEADERS = ["host", "connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "x-api-key", "content-length"];
 const DROPPED_RESPONSE_HEADERS = ["connection", "keep-alive", "transfer-encoding", "content-length"];
 
-export function deploymentProxy({ store, driver }: { store: ControlPlaneStore; driver: Driver }) {
-  return async function proxy(c: Context): Promise<Response> {
-    const id = c.req.param("deployment_id") ?? "";
-    if (!isUuid(id)) throw notFound(`Deployment ID ${id} not found.`);
-    const deployment = await store.getDeployment(id.toLowerCase());
-    if (!deployment || deployment.status === "AWAITING_DELETE") throw notFound(`Deployment ID ${id} not found.`);
+export function deploymentRouter({ store, driver }: { store: ControlPlaneStore; driver: Driver }) {
+  function toLiveRevision(c: Context, deployment: DeploymentRecord, prefix: string): Promise<Response> | Response {
     const lease = deployment.active_revision_id ? driver.acquire(deployment.active_revision_id) : undefined;
     if (!lease) {
       // 503: the SDKs retry it, which is right while a first revision is still building.
       c.header("Retry-After", "1");
-      return c.json({ detail: `Deployment ID ${id} has no live revision yet; see its revisions for progress.` }, 503);
+      return c.json({ detail: `Deployment ID ${deployment.id} has no live revision yet; see its revisions for progress.` }, 503);
     }
-    return forward(c, id, lease);
+    return forward(c, deployment.id, lease, prefix);
+  }
+
+  return {
+    /** /deployments/{deployment_id}/... */
+    async byPath(c: Context): Promise<Response> {
+      const id = c.req.param("deployment_id") ?? "";
+      if (!isUuid(id)) throw notFound(`Deployment ID ${id} not found.`);
+      const deployment = await store.getDeployment(id.toLowerCase());
+      if (!deployment || deployment.status === "AWAITING_DELETE") throw notFound(`Deployment ID ${id} not found.`);
+      // The id as the client wrote it: that is the prefix its path starts with.
+      return toLiveRevision(c, deployment, `/deployments/${id}`);
+    },
+    /** The deployment whose custom host the request's Host header names, if any. */
+    forHost(hostHeader: string | undefined): Promise<DeploymentRecord | undefined> {
+      return store.findByCustomHost(hostCandidates(hostHeader ?? ""));
+    },
+    /** Every path of a request to a deployment's custom host, as is. */
+    byHost(c: Context, deployment: DeploymentRecord): Promise<Response> | Response {
+      return toLiveRevision(c, deployment, "");
+    },
   };
 }
 
-async function forward(c: Context, deploymentId: string, lease: Lease): Promise<Response> {
-  const prefix = `/deployments/${deploymentId}`;
+/** `prefix`: the part of the incoming path that names the deployment ("" on its custom host). */
+async function forward(c: Context, deploymentId: string, lease: Lease, prefix: string): Promise<Response> {
   const incoming = new URL(c.req.url);
-  const path = incoming.pathname.slice(incoming.pathname.indexOf(prefix) + prefix.length) || "/";
+  const path = (prefix ? incoming.pathname.slice(incoming.pathname.indexOf(prefix) + prefix.length) : incoming.pathname) || "/";
   const headers = new Headers(c.req.raw.headers);
   for (const name of DROPPED_REQUEST_HEADERS) headers.delete(name);
   const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";

@@ -12,7 +12,7 @@ export interface DeploymentFilter {
 
 export type NewRevision = Omit<RevisionRecord, "seq" | "created_at" | "updated_at" | "repo_commit_sha" | "status">;
 
-export type DeploymentChanges = Partial<Pick<DeploymentRecord, "build_on_push" | "install_command" | "build_command" | "resource_spec">>;
+export type DeploymentChanges = Partial<Pick<DeploymentRecord, "build_on_push" | "install_command" | "build_command" | "resource_spec" | "custom_url" | "custom_host">>;
 
 export interface LogQuery {
   type: LogType;
@@ -31,6 +31,8 @@ export interface ControlPlaneStore {
   createDeployment(deployment: Omit<DeploymentRecord, "latest_revision_id" | "active_revision_id" | "created_at" | "updated_at">, revision: NewRevision): Promise<DeploymentRecord>;
   getDeployment(id: string): Promise<DeploymentRecord | undefined>;
   listDeployments(filter: DeploymentFilter, limit: number, offset: number): Promise<DeploymentRecord[]>;
+  /** The deployment, not being deleted, whose custom_host is one of `hosts`. */
+  findByCustomHost(hosts: string[]): Promise<DeploymentRecord | undefined>;
   /** All deployments, for the reconciler (including those awaiting delete). */
   allDeployments(): Promise<DeploymentRecord[]>;
   /** Field changes and, when given, a new revision that becomes the latest; one transaction. */

@@ -42,6 +42,9 @@ export interface DeploymentRecord {
   install_command: string | null;
   build_command: string | null;
   resource_spec: Record<string, unknown> | null;
+  /** The deployment's own address, when one was given; requests whose Host is custom_host reach it. */
+  custom_url: string | null;
+  custom_host: string | null;
   status: DeploymentStatus;
   latest_revision_id: string | null;
   active_revision_id: string | null;

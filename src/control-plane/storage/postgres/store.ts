@@ -11,7 +11,7 @@ import type { DeploymentRecord, LogRecord, RevisionRecord } from "../records.js"
 const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
 
 const DEPLOYMENT_COLUMNS =
-  "id, tenant_id, name, source, deployment_type, repo_url, integration_id, build_on_push, install_command, build_command, resource_spec, status, latest_revision_id, active_revision_id, created_at, updated_at";
+  "id, tenant_id, name, source, deployment_type, repo_url, integration_id, build_on_push, install_command, build_command, resource_spec, custom_url, custom_host, status, latest_revision_id, active_revision_id, created_at, updated_at";
 const REVISION_COLUMNS =
   "id, deployment_id, seq, status, source, repo_ref, langgraph_config_path, repo_commit_sha, pinned_commit_sha, secrets_sealed, secret_names, created_at, updated_at";
 
@@ -26,6 +26,14 @@ function rowToDeployment(row: Row): DeploymentRecord {
 
 function rowToRevision(row: Row): RevisionRecord {
   return { ...(row as unknown as RevisionRecord), created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+}
+
+/** A unique index said no: the name (per tenant) or the custom host is taken. */
+function uniqueConflict(err: unknown, wanted: { name?: string; custom_url?: string | null }): GantryError | undefined {
+  const { code, constraint } = err as { code?: string; constraint?: string };
+  if (code !== "23505") return undefined;
+  if (constraint === "deployments_custom_host") return new GantryError("conflict", `Another deployment already uses the address ${wanted.custom_url}.`);
+  return new GantryError("conflict", `A deployment named '${wanted.name}' already exists.`);
 }
 
 function rowToLog(row: Row): LogRecord {
@@ -89,12 +97,11 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
         const at = new Date();
         try {
           await client.query(
-            `INSERT INTO deployments (${DEPLOYMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, NULL, $13, $13)`,
-            [d.id, d.tenant_id, d.name, d.source, d.deployment_type, d.repo_url, d.integration_id, d.build_on_push, d.install_command, d.build_command, d.resource_spec === null ? null : JSON.stringify(d.resource_spec), d.status, at],
+            `INSERT INTO deployments (${DEPLOYMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, NULL, NULL, $15, $15)`,
+            [d.id, d.tenant_id, d.name, d.source, d.deployment_type, d.repo_url, d.integration_id, d.build_on_push, d.install_command, d.build_command, d.resource_spec === null ? null : JSON.stringify(d.resource_spec), d.custom_url, d.custom_host, d.status, at],
           );
         } catch (err) {
-          if ((err as { code?: string }).code === "23505") throw new GantryError("conflict", `A deployment named '${d.name}' already exists.`);
-          throw err;
+          throw uniqueConflict(err, d) ?? err;
         }
         await addRevision(client, revision, at);
         return mustGet(client, d.id);
@@ -123,6 +130,11 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
       );
       return rows.map(rowToDeployment);
     },
+    async findByCustomHost(hosts) {
+      if (hosts.length === 0) return undefined;
+      const { rows } = await pool.query(`SELECT ${DEPLOYMENT_COLUMNS} FROM deployments WHERE custom_host = ANY($1::text[]) AND status <> 'AWAITING_DELETE' LIMIT 1`, [hosts]);
+      return rows[0] ? rowToDeployment(rows[0]) : undefined;
+    },
     async allDeployments() {
       const { rows } = await pool.query(`SELECT ${DEPLOYMENT_COLUMNS} FROM deployments ORDER BY created_at`);
       return rows.map(rowToDeployment);
@@ -138,7 +150,11 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
           sets.push(`${key} = $${params.length}`);
         }
         params.push(id);
-        await client.query(`UPDATE deployments SET ${sets.join(", ")} WHERE id = $${params.length}`, params);
+        try {
+          await client.query(`UPDATE deployments SET ${sets.join(", ")} WHERE id = $${params.length}`, params);
+        } catch (err) {
+          throw uniqueConflict(err, changes) ?? err;
+        }
         if (revision) await addRevision(client, revision, at);
         return mustGet(client, id);
       });

@@ -12,7 +12,7 @@ import type { DeploymentRecord, LogRecord, RevisionRecord } from "../records.js"
 const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
 
 const DEPLOYMENT_COLUMNS =
-  "id, tenant_id, name, source, deployment_type, repo_url, integration_id, build_on_push, install_command, build_command, resource_spec, status, latest_revision_id, active_revision_id, created_at, updated_at";
+  "id, tenant_id, name, source, deployment_type, repo_url, integration_id, build_on_push, install_command, build_command, resource_spec, custom_url, custom_host, status, latest_revision_id, active_revision_id, created_at, updated_at";
 const REVISION_COLUMNS =
   "id, deployment_id, seq, status, source, repo_ref, langgraph_config_path, repo_commit_sha, pinned_commit_sha, secrets_sealed, secret_names, created_at, updated_at";
 
@@ -31,6 +31,13 @@ function rowToRevision(row: Row): RevisionRecord {
 }
 
 const now = () => new Date().toISOString();
+
+/** A unique index said no: the name (per tenant) or the custom host is taken. */
+function uniqueConflict(err: unknown, wanted: { name?: string; custom_url?: string | null }): GantryError | undefined {
+  if ((err as { code?: string }).code !== "SQLITE_CONSTRAINT_UNIQUE") return undefined;
+  if ((err as Error).message.includes("custom_host")) return new GantryError("conflict", `Another deployment already uses the address ${wanted.custom_url}.`);
+  return new GantryError("conflict", `A deployment named '${wanted.name}' already exists.`);
+}
 
 export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & { migrated: string[] } {
   mkdirSync(dirname(file), { recursive: true });
@@ -65,7 +72,7 @@ export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & {
     const at = now();
     try {
       db.prepare(
-        `INSERT INTO deployments (${DEPLOYMENT_COLUMNS}) VALUES (@id, @tenant_id, @name, @source, @deployment_type, @repo_url, @integration_id, @build_on_push, @install_command, @build_command, @resource_spec, @status, NULL, NULL, @created_at, @updated_at)`,
+        `INSERT INTO deployments (${DEPLOYMENT_COLUMNS}) VALUES (@id, @tenant_id, @name, @source, @deployment_type, @repo_url, @integration_id, @build_on_push, @install_command, @build_command, @resource_spec, @custom_url, @custom_host, @status, NULL, NULL, @created_at, @updated_at)`,
       ).run({
         ...deployment,
         build_on_push: deployment.build_on_push ? 1 : 0,
@@ -74,10 +81,7 @@ export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & {
         updated_at: at,
       });
     } catch (err) {
-      if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
-        throw new GantryError("conflict", `A deployment named '${deployment.name}' already exists.`);
-      }
-      throw err;
+      throw uniqueConflict(err, deployment) ?? err;
     }
     addRevision(revision, at);
   });
@@ -91,7 +95,11 @@ export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & {
       sets.push(`${key} = @${key}`);
       values[key] = key === "build_on_push" ? (value ? 1 : 0) : key === "resource_spec" && value !== null ? JSON.stringify(value) : value;
     }
-    db.prepare(`UPDATE deployments SET ${sets.join(", ")} WHERE id = @id`).run(values);
+    try {
+      db.prepare(`UPDATE deployments SET ${sets.join(", ")} WHERE id = @id`).run(values);
+    } catch (err) {
+      throw uniqueConflict(err, changes) ?? err;
+    }
     if (revision) addRevision(revision, at);
   });
 
@@ -132,6 +140,13 @@ export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & {
       }
       const sql = `SELECT ${DEPLOYMENT_COLUMNS} FROM deployments ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`;
       return (db.prepare(sql).all(...params, limit, offset) as Row[]).map(rowToDeployment);
+    },
+    async findByCustomHost(hosts) {
+      if (hosts.length === 0) return undefined;
+      const row = db
+        .prepare(`SELECT ${DEPLOYMENT_COLUMNS} FROM deployments WHERE custom_host IN (${hosts.map(() => "?").join(", ")}) AND status <> 'AWAITING_DELETE' LIMIT 1`)
+        .get(...hosts) as Row | undefined;
+      return row ? rowToDeployment(row) : undefined;
     },
     async allDeployments() {
       return (db.prepare(`SELECT ${DEPLOYMENT_COLUMNS} FROM deployments ORDER BY created_at`).all() as Row[]).map(rowToDeployment);

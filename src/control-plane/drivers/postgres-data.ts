@@ -1,0 +1,83 @@
+// A PostgreSQL database per deployment, on the control plane's own server: gantry_<deployment id
+// without dashes>. With Redis as well, revisions are `gantry serve` replicas (events and signals
+// cross processes through Redis, under a key prefix of their own); without it, `gantry dev` on the
+// database.
+import { Redis } from "ioredis";
+import pg from "pg";
+import type { Logger } from "../../logging.js";
+import type { DeploymentData } from "./deployment-data.js";
+
+export interface PostgresDataOptions {
+  /** The control plane's DATABASE_URL: its server hosts the deployments' databases too. */
+  databaseUrl: string;
+  redisUrl?: string;
+  log: Logger;
+}
+
+export const deploymentDatabaseName = (deploymentId: string) => `gantry_${deploymentId.replaceAll("-", "")}`;
+
+/** Every key and channel of one deployment's servers starts with this. */
+export const deploymentKeyPrefix = (deploymentId: string) => `gantry:${deploymentId}:`;
+
+/** The same server, user and options as `databaseUrl`, another database. */
+export function databaseUrlFor(databaseUrl: string, database: string): string {
+  const url = new URL(databaseUrl);
+  url.pathname = "/" + database;
+  return url.toString();
+}
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+export function postgresData(options: PostgresDataOptions): DeploymentData {
+  const admin = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
+  admin.on("error", (err) => options.log.warn("control-plane PostgreSQL connection error", { err: err.message }));
+
+  return {
+    async prepare(deploymentId) {
+      const database = deploymentDatabaseName(deploymentId);
+      const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+      if (!rowCount) {
+        try {
+          await admin.query(`CREATE DATABASE ${quoteIdent(database)}`);
+          options.log.info("created the deployment's database", { deployment_id: deploymentId, database });
+        } catch (err) {
+          // 42P04 duplicate_database, or 23505 when two creations race on the catalog: it exists.
+          const code = (err as { code?: string }).code;
+          if (code !== "42P04" && code !== "23505") throw err;
+        }
+      }
+      const env: Record<string, string> = { DATABASE_URL: databaseUrlFor(options.databaseUrl, database) };
+      if (!options.redisUrl) return { command: "dev", args: ["--shared-database"], env };
+      return { command: "serve", args: [], env: { ...env, REDIS_URL: options.redisUrl, REDIS_KEY_PREFIX: deploymentKeyPrefix(deploymentId) } };
+    },
+
+    async remove(deploymentId) {
+      const database = deploymentDatabaseName(deploymentId);
+      // Its servers are stopped; a connection left over (a pool closing late) must not block the drop.
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [database]);
+      await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(database)}`);
+      options.log.info("dropped the deployment's database", { deployment_id: deploymentId, database });
+      if (options.redisUrl) await removeKeys(options.redisUrl, deploymentKeyPrefix(deploymentId));
+    },
+
+    close: () => admin.end(),
+  };
+}
+
+/** Event logs expire on their own; deleting them now means nothing of the deployment is left. */
+async function removeKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, commandTimeout: 10_000 });
+  try {
+    await redis.connect();
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${escapeGlob(prefix)}*`, "COUNT", 500);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== "0");
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, "\\$&");
