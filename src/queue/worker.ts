@@ -44,6 +44,8 @@ export class Worker {
   private readonly active = new Map<string, ActiveRun>();
   /** Slots held by runs being created on this process (see RunSlot). */
   private reserved = 0;
+  /** Claiming, from start() until shutdown or stopClaiming(). */
+  private started = false;
   private stopping = false;
   private filling: Promise<void> | null = null;
   private refill = false;
@@ -76,6 +78,7 @@ export class Worker {
 
   async start(): Promise<void> {
     const { bus, log } = this.deps;
+    this.started = true;
     this.unsubscribe.push(
       await bus.subscribe(WAKE_TOPIC, () => this.wake()),
       await bus.subscribe(CANCEL_TOPIC, (message) => {
@@ -108,7 +111,7 @@ export class Worker {
 
   /** A free slot for a run created here, or undefined when every slot is taken or the worker stops. */
   reserve(): RunSlot | undefined {
-    if (this.stopping || this.active.size + this.reserved >= this.options.concurrency) return undefined;
+    if (!this.started || this.stopping || this.active.size + this.reserved >= this.options.concurrency) return undefined;
     this.reserved += 1;
     let held = true;
     const settle = () => {
