@@ -2,7 +2,7 @@
 // revisions of a deployment during a rollout: the second one's start leaves the first one's live
 // run alone, and after SIGUSR2 the first one takes no new run while its API keeps answering and its
 // own run finishes there. --start-drained serves the API but takes runs only once resumed.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,21 +10,10 @@ import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { fixture } from "./fixture-paths.js";
 import { sdkClient } from "./http.js";
 import { runReaches } from "./runs-support.js";
+import { recorded } from "../support/recorded-steps.js";
 
 const CONFIG = fixture("serve", "langgraph.json");
 const ENV = { GANTRY_QUEUE_POLL_MS: "200" };
-
-/** The process ids that ran each step, in order. */
-async function recorded(file: string): Promise<Array<{ step: string; pid: number }>> {
-  const text = await readFile(file, "utf8").catch(() => "");
-  return text
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => {
-      const [step, pid] = line.split(" ");
-      return { step: step!, pid: Number(pid) };
-    });
-}
 
 const pidOf = (server: RunningGantry) => Number(/"worker_id":"dev-(\d+)"/.exec(server.output())![1]);
 const ALL_STEPS = ["step1", "step2", "step3", "step4", "step5"];

@@ -3,7 +3,7 @@
 // that finished are not run again). SIGTERM lets a run finish within the grace period, or hands it
 // back to the queue at once when the period is over. Lease timings are shortened through the env.
 // Each test's replicas are stopped after it, so the next test knows which replica runs its run.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
@@ -12,20 +12,10 @@ import { collect, runReaches, threadReaches } from "../e2e/runs-support.js";
 import type { RunningGantry } from "../support/gantry-process.js";
 import { describeWithPostgresAndRedis } from "../support/redis.js";
 import { openServeCluster, type ServeCluster } from "./serve-cluster.js";
+import { recorded } from "../support/recorded-steps.js";
 
 const FAST_LEASES = { GANTRY_RUN_LEASE_MS: "1500", GANTRY_RUN_HEARTBEAT_MS: "300", GANTRY_RUN_SWEEP_MS: "500", GANTRY_QUEUE_POLL_MS: "200" };
 const PAUSE_MS = 400;
-
-async function recorded(file: string): Promise<Array<{ step: string; pid: number }>> {
-  const text = await readFile(file, "utf8").catch(() => "");
-  return text
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => {
-      const [step, pid] = line.split(" ");
-      return { step: step!, pid: Number(pid) };
-    });
-}
 
 const ALL_STEPS = ["step1", "step2", "step3", "step4", "step5"];
 

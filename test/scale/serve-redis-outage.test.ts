@@ -2,23 +2,12 @@
 // Redis is back the replica reconnects by itself and serves runs again. The test runs a private
 // redis-server on a port of its own, so stopping it disturbs nobody else's tests.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { eventually, request, sdkClient } from "../e2e/http.js";
 import type { RunningGantry } from "../support/gantry-process.js";
 import { describeWithPostgresAndRedis } from "../support/redis.js";
 import { openServeCluster, type ServeCluster } from "./serve-cluster.js";
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+import { freePort } from "../support/free-port.js";
 
 /** A throwaway redis-server; resolves once it accepts connections. */
 async function startRedis(port: number): Promise<ChildProcess> {

@@ -5,11 +5,11 @@
 import { execFile } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
 import { chown, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, it } from "vitest";
+import { freePort } from "./free-port.js";
 
 const run = promisify(execFile);
 
@@ -35,17 +35,6 @@ export function postgresBinDir(): string | undefined {
   }
   const versions = ["17", "16", "15", "14", "13"];
   return versions.map((v) => `/usr/lib/postgresql/${v}/bin`).find((dir) => existsSync(join(dir, "initdb")));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** Runs a server binary, as the `postgres` OS user when this process is root. */
