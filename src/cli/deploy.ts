@@ -20,6 +20,8 @@ Options:
   --secret NAME=VALUE    a secret for the deployment's environment; repeatable. NAME alone reads
                          the value from this environment. Given secrets replace the stored set.
   --build-on-push        rebuild whenever the ref moves
+  --custom-url <url>     the deployment's own address (an http(s) origin whose Host the control
+                         plane routes to it); printed instead of the router URL. "" clears it
   --poll-interval <s>    seconds between status checks (default: 1)
   --timeout <s>          give up after this many seconds (default: 900)
 
@@ -44,6 +46,7 @@ export async function runDeployCommand(argv: string[]): Promise<number> {
       config: { type: "string" },
       secret: { type: "string", multiple: true },
       "build-on-push": { type: "boolean" },
+      "custom-url": { type: "string" },
       "poll-interval": { type: "string" },
       timeout: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -78,7 +81,7 @@ async function deploy(options: DeployOptions): Promise<number> {
   let deployment: { id: string; latest_revision_id: string };
   if (existing) {
     deployment = await call("PATCH", `/v2/deployments/${existing.id}`, {
-      source_config: options.buildOnPush !== undefined ? { build_on_push: options.buildOnPush } : null,
+      source_config: sourceConfigChanges(options),
       source_revision_config: { repo_ref: options.ref, langgraph_config_path: options.configPath },
       ...(options.secrets ? { secrets: options.secrets } : {}),
     });
@@ -91,7 +94,7 @@ async function deploy(options: DeployOptions): Promise<number> {
     deployment = await call("POST", "/v2/deployments", {
       name: options.name,
       source: "github",
-      source_config: { repo_url: options.repoUrl, build_on_push: options.buildOnPush ?? false },
+      source_config: { repo_url: options.repoUrl, build_on_push: options.buildOnPush ?? false, ...(options.customUrl ? { custom_url: options.customUrl } : {}) },
       source_revision_config: { repo_ref: options.ref, langgraph_config_path: options.configPath },
       secrets: options.secrets ?? [],
     });
@@ -171,3 +174,11 @@ function progress(line: string): void {
 }
 
 const elapsed = (since: number) => `${((Date.now() - since) / 1000).toFixed(1).padStart(6)}s`;
+
+/** What an update changes in source_config: only the flags given; null leaves it as it is. */
+function sourceConfigChanges(options: DeployOptions): Record<string, unknown> | null {
+  const changes: Record<string, unknown> = {};
+  if (options.buildOnPush !== undefined) changes.build_on_push = options.buildOnPush;
+  if (options.customUrl !== undefined) changes.custom_url = options.customUrl;
+  return Object.keys(changes).length > 0 ? changes : null;
+}

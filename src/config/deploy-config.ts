@@ -11,6 +11,7 @@ export interface DeployFlags {
   config?: string;
   secret?: string[];
   "build-on-push"?: boolean;
+  "custom-url"?: string;
   "poll-interval"?: string;
   timeout?: string;
 }
@@ -26,6 +27,8 @@ export interface DeployOptions {
   /** Undefined when no --secret was given: an update then keeps the deployment's secrets. */
   secrets?: { name: string; value: string }[];
   buildOnPush?: boolean;
+  /** The deployment's own address (source_config.custom_url); "" clears it. */
+  customUrl?: string;
   pollMs: number;
   timeoutMs: number;
 }
@@ -59,6 +62,7 @@ export function loadDeployOptions(flags: DeployFlags, env: NodeJS.ProcessEnv = p
     configPath: flags.config ?? "langgraph.json",
     ...(secrets ? { secrets } : {}),
     ...(flags["build-on-push"] !== undefined ? { buildOnPush: flags["build-on-push"] } : {}),
+    ...(flags["custom-url"] !== undefined ? { customUrl: flags["custom-url"] } : {}),
     pollMs: seconds("--poll-interval", flags["poll-interval"], DEFAULT_POLL_SECONDS) * 1000,
     timeoutMs: seconds("--timeout", flags.timeout, DEFAULT_TIMEOUT_SECONDS) * 1000,
   });

@@ -58,6 +58,17 @@ describe("gantry deploy", { timeout: 90_000 }, () => {
     expect(result.stdout).toBe("");
   });
 
+  it("sets the deployment's custom URL with --custom-url and prints it, and the SDK reaches the new revision there", async () => {
+    repo.commit("v2");
+    // Another name for this machine: the control plane routes it by Host, apart from its own address.
+    const customUrl = cp.url.replace("127.0.0.1", "localhost");
+    const result = await gantryDeploy([...common(), "--custom-url", customUrl], { GANTRY_API_KEY: API_KEY });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(customUrl);
+    const answer = (await new Client({ apiUrl: customUrl, apiKey: API_KEY }).runs.wait(null, "agent", { input: { input: "ci" } })) as { reply: string };
+    expect(answer.reply).toBe("v2:ci");
+  });
+
   it("exits 2 when a new deployment has no --repo-url, and 1 when the key is refused", async () => {
     expect((await gantryDeploy(["--url", cp.url, "--name", "never-created"], { GANTRY_API_KEY: API_KEY })).code).toBe(2);
     const refused = await gantryDeploy(common(), { GANTRY_API_KEY: "wrong" });
