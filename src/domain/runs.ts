@@ -222,10 +222,14 @@ export function runService(deps: RunServiceDeps): RunService {
       if (result.kind === "busy") {
         throw conflict(`Thread ${targetThread} is busy with another run, and multitask_strategy is "reject"`);
       }
-      if (result.cancelled.length > 0) signals.cancelRequested(result.cancelled, multitask === "rollback" ? "rollback" : "interrupt");
-      if (result.stopped.length > 0) await signals.stopped(result.stopped);
-      await signals.created(result.run, result.claimed !== undefined);
-      if (result.claimed) slot?.start(result.claimed);
+      try {
+        if (result.cancelled.length > 0) signals.cancelRequested(result.cancelled, multitask === "rollback" ? "rollback" : "interrupt");
+        if (result.stopped.length > 0) await signals.stopped(result.stopped);
+        await signals.created(result.run, result.claimed !== undefined);
+      } finally {
+        // Stored as running under this worker's lease: it must start here whatever else failed.
+        if (result.claimed) slot?.start(result.claimed);
+      }
       return result.run;
     },
     get: (threadId, runId, access) => mustGet(threadId, runId, access),
