@@ -230,8 +230,9 @@ export function postgresRuns(pool: Pool): RunRepo {
         // Stopping the old runs may have settled the thread to idle; the new run makes it busy again.
         await query(client, "UPDATE threads SET status = 'busy' WHERE thread_id = $1", [input.thread_id]);
         const row = rows[0]!;
-        if (!claimFor) return { kind: "created", run: rowToRun(row), cancelled, stopped };
-        return { kind: "created", run: { ...rowToRun(row), status: "pending" }, cancelled, stopped, claimed: rowToClaimed(row) };
+        const createdRun = rowToRun(row);
+        if (!claimFor) return { kind: "created", run: createdRun, cancelled, stopped };
+        return { kind: "created", run: { ...createdRun, status: "pending" }, cancelled, stopped, claimed: { ...createdRun, attempt: row.attempt, cancel_action: row.cancel_action } };
       });
     },
 

@@ -159,8 +159,9 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     );
     sql("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(now, run.thread_id);
     const row = getRow.get(run.run_id) as RunRow;
-    if (!claimFor) return { kind: "created", run: rowToRun(row), cancelled, stopped };
-    return { kind: "created", run: { ...rowToRun(row), status: "pending" }, cancelled, stopped, claimed: rowToClaimed(row) };
+    const created = rowToRun(row);
+    if (!claimFor) return { kind: "created", run: created, cancelled, stopped };
+    return { kind: "created", run: { ...created, status: "pending" }, cancelled, stopped, claimed: { ...created, attempt: row.attempt, cancel_action: row.cancel_action } };
   });
 
   const claim = db.transaction((workerId: string, leaseMs: number, now: Date): ClaimedRun | null => {
