@@ -199,14 +199,18 @@ async function stateOf(storage: Storage, ctx: ExecutionContext, kwargs: RunKwarg
  * subclass, because the graph may come from the user's own copy of LangGraph.
  */
 function taggedWithRun(saver: BaseCheckpointSaver, runId: string): BaseCheckpointSaver {
+  const put = (config: unknown, checkpoint: unknown, metadata: Record<string, unknown>, versions: unknown) =>
+    (saver.put as (...args: unknown[]) => unknown).call(saver, config, checkpoint, { ...metadata, run_id: runId }, versions);
+  // LangGraph reaches for the saver's methods at every step: each is bound once, not at every access.
+  const bound = new Map<PropertyKey, unknown>([["put", put]]);
   return new Proxy(saver, {
     get(target, property) {
-      if (property === "put") {
-        return (config: unknown, checkpoint: unknown, metadata: Record<string, unknown>, versions: unknown) =>
-          (target.put as (...args: unknown[]) => unknown).call(target, config, checkpoint, { ...metadata, run_id: runId }, versions);
-      }
+      if (bound.has(property)) return bound.get(property);
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
+      if (typeof value !== "function") return value;
+      const method = value.bind(target);
+      bound.set(property, method);
+      return method;
     },
   });
 }
