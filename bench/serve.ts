@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import pg from "pg";
+import { deleteKeysWithPrefix } from "../src/events/redis-keys.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -91,12 +92,7 @@ async function onDatabase(sql: string): Promise<void> {
 async function deleteKeys(prefix: string): Promise<void> {
   const redis = new Redis(REDIS_URL);
   try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== "0");
+    await deleteKeysWithPrefix(redis, prefix);
   } finally {
     redis.disconnect();
   }

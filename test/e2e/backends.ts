@@ -4,12 +4,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import type { Storage } from "../../src/storage/ports.js";
 import { openPostgresStorage } from "../../src/storage/postgres/open-postgres.js";
 import { openSqliteStorage } from "../../src/storage/sqlite/open-sqlite.js";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
-import { freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { freshSchemaName, onTestDatabase, TEST_DATABASE_URL } from "../support/postgres.js";
 
 export type Backend = "sqlite" | "postgres";
 
@@ -32,16 +31,6 @@ export const openSqliteStore: OpenStore = async () => {
     dispose: () => rm(dataDir, { recursive: true, force: true }),
   };
 };
-
-async function onTestDatabase(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * The server is pointed at its schema the way a user would do it, through DATABASE_URL alone:

@@ -5,7 +5,7 @@ import pg from "pg";
 import { fileURLToPath } from "node:url";
 import { resolve } from "node:path";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
-import { freshSchemaName, TEST_DATABASE_URL } from "../support/postgres.js";
+import { freshSchemaName, onTestDatabase, TEST_DATABASE_URL } from "../support/postgres.js";
 import { deleteKeys, freshKeyPrefix, TEST_REDIS_URL } from "../support/redis.js";
 
 export const SERVE_CONFIG = resolve(fileURLToPath(new URL("../fixtures/serve/langgraph.json", import.meta.url)));
@@ -18,16 +18,6 @@ export interface ServeCluster {
   /** A query on the cluster's schema, to check what the replicas wrote. */
   query<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
   dispose(): Promise<void>;
-}
-
-async function onTestDatabase(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 export async function openServeCluster(baseEnv: Record<string, string> = {}): Promise<ServeCluster> {

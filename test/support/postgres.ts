@@ -61,3 +61,14 @@ function withoutPassword(url: string): string {
     return "DATABASE_URL";
   }
 }
+
+/** Runs one statement on the test database on a connection of its own (creating or dropping a schema). */
+export async function onTestDatabase(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}

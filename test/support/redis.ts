@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { beforeAll, describe, it } from "vitest";
 import { postgresAvailable, TEST_DATABASE_URL } from "./postgres.js";
+import { deleteKeysWithPrefix } from "../../src/events/redis-keys.js";
 
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -36,12 +37,7 @@ export async function deleteKeys(prefix: string): Promise<void> {
   client.on("error", () => {});
   await client.connect();
   try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-      if (keys.length > 0) await client.del(...keys);
-      cursor = next;
-    } while (cursor !== "0");
+    await deleteKeysWithPrefix(client, prefix);
   } finally {
     client.disconnect();
   }

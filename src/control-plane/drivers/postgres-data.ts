@@ -4,6 +4,7 @@
 // database.
 import { Redis } from "ioredis";
 import pg from "pg";
+import { deleteKeysWithPrefix } from "../../events/redis-keys.js";
 import type { Logger } from "../../logging.js";
 import type { DeploymentData } from "./deployment-data.js";
 
@@ -69,15 +70,9 @@ async function removeKeys(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, commandTimeout: 10_000 });
   try {
     await redis.connect();
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${escapeGlob(prefix)}*`, "COUNT", 500);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== "0");
+    await deleteKeysWithPrefix(redis, prefix);
   } finally {
     redis.disconnect();
   }
 }
 
-const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, "\\$&");
