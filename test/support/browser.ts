@@ -5,8 +5,8 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
-import { beforeAll, describe, it } from "vitest";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { UI_BUILD_DIR } from "../../src/server/ui.js";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -74,4 +74,23 @@ export function describeWithChromium(name: string, body: () => void, options: { 
 /** Fails with the fix when the page a test opens was never built (the browser would show a 404). */
 export function requireUiBuild(page: "index.html" | "dashboard.html"): void {
   if (!existsSync(join(UI_BUILD_DIR, page))) throw new Error(`The UI is not built in ${UI_BUILD_DIR}: run npm run build`);
+}
+
+/**
+ * Opens each path at a phone's width (390 px) once its first panel is drawn and nothing is loading,
+ * and checks the page does not scroll sideways; the viewport is restored after.
+ */
+export async function expectFitsPhoneWidth(page: Page, open: (path: string) => Promise<unknown>, paths: string[]): Promise<void> {
+  const restore = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    for (const path of paths) {
+      await open(path);
+      await page.locator("main .panel").first().waitFor();
+      await page.locator(".progress").waitFor({ state: "detached" });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
+    }
+  } finally {
+    if (restore) await page.setViewportSize(restore);
+  }
 }

@@ -5,7 +5,7 @@ import { rmSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { API_KEY, api, controlPlaneDataDir, createFixtureRepo, waitFor, type Api, type FixtureRepo, type RunningControlPlane, startControlPlane } from "../control-plane/support.js";
-import { describeWithChromium, launchBrowser, requireUiBuild, type Browser } from "../support/browser.js";
+import { describeWithChromium, expectFitsPhoneWidth, launchBrowser, requireUiBuild, type Browser } from "../support/browser.js";
 
 // Waits are for things the page shows; the deadlines only bound a failure (a build and a health
 // check take a few seconds, more on a loaded machine).
@@ -147,17 +147,7 @@ describeWithChromium("the control plane's dashboard", () => {
   });
 
   it("fits a phone's width without sideways scrolling", async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    try {
-      for (const path of ["", "new", `view/${deploymentId}`]) {
-        await open(path);
-        await page.locator("main .panel").first().waitFor();
-        await page.locator(".progress").waitFor({ state: "detached" });
-        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-      }
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 860 });
-    }
+    await expectFitsPhoneWidth(page, open, ["", "new", `view/${deploymentId}`]);
   });
 
   it("deletes the deployment after a confirmation", async () => {

@@ -4,7 +4,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sdkClient } from "../e2e/http.js";
 import { fixture } from "../e2e/fixture-paths.js";
-import { describeWithChromium, launchBrowser, requireUiBuild, type Browser } from "../support/browser.js";
+import { describeWithChromium, expectFitsPhoneWidth, launchBrowser, requireUiBuild, type Browser } from "../support/browser.js";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 
 // Waits are for things the page shows; the deadline only bounds a failure.
@@ -141,16 +141,6 @@ describeWithChromium("the thread/run view at /ui", () => {
     const client = sdkClient(server.url);
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, "review", { input: { topic: "a rather long topic to wrap around on a narrow screen" } });
-    await page.setViewportSize({ width: 390, height: 844 });
-    try {
-      for (const path of ["", "threads", `threads/${thread.thread_id}`]) {
-        await open(path);
-        await page.locator("main .panel").first().waitFor();
-        await page.locator(".progress").waitFor({ state: "detached" });
-        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-      }
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 860 });
-    }
+    await expectFitsPhoneWidth(page, open, ["", "threads", `threads/${thread.thread_id}`]);
   });
 });
