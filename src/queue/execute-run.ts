@@ -3,7 +3,7 @@
 // storage call. A cancel aborts the graph through its AbortSignal; a rollback also removes the
 // checkpoints the run wrote. A later attempt (the run's worker died, or handed it back) resumes
 // from the run's last checkpoint instead of starting over.
-import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { isUnavailable } from "../errors.js";
 import { bestEffortWrites } from "../events/best-effort-log.js";
 import type { RunEventLog } from "../events/run-event-log.js";
@@ -11,7 +11,7 @@ import type { Logger } from "../logging.js";
 import type { CompiledGraphLike } from "../runtime/graph-like.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CommandInput } from "../runtime/run-command.js";
-import { streamGraphRun, type StreamMode } from "../runtime/run-stream.js";
+import { finalStateWatcher, streamGraphRun, type StreamMode } from "../runtime/run-stream.js";
 import { wants } from "../runtime/stream-modes.js";
 import { toThreadState } from "../runtime/thread-state.js";
 import { serializeError } from "../runtime/wire-serde.js";
@@ -82,13 +82,16 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     await emit("metadata", { run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
     const graphId = kwargs.config.configurable.graph_id as string;
     const graph = await ctx.graphs.get(graphId).resolve(kwargs.config);
-    graph.checkpointer = taggedWithRun(storage.checkpoints.saver, run.run_id);
+    // The same saver and store for every run, so runs of one graph can overlap: the saver tags each
+    // checkpoint with the run that wrote it (from the run_id in the configurable).
+    graph.checkpointer = storage.checkpoints.saver;
     graph.store = ctx.store;
     // Null input continues from the checkpoint: steps that completed before are not run again.
     const resume = run.attempt > 1 && (await lastCheckpointRun(graph, threadId)) === run.run_id;
     if (resume) runLog.info("resuming from the run's last checkpoint");
     // The log always holds `values`, so /wait and /join can answer; readers filter by the modes asked.
     const modes = [...new Set<StreamMode>([...kwargs.stream_mode, "values"])];
+    const finalState = finalStateWatcher();
     for await (const event of streamGraphRun(graph, {
       input: resume ? null : kwargs.input,
       ...(kwargs.command && !resume ? { command: kwargs.command } : {}),
@@ -105,16 +108,10 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
       signal,
       runId: run.run_id,
     })) {
+      finalState.see(event);
       await emit(event.event, event.data);
     }
-    const state = toThreadState(await readState(graph, threadId));
-    outcome = {
-      status: "success",
-      thread_status: state.next.length > 0 ? "interrupted" : "idle",
-      values: state.values as Json,
-      interrupts: interruptsByTask(state.tasks),
-      error: null,
-    };
+    outcome = await successOutcome(finalState.settled(), graph, threadId);
     runLog.info("run finished", {
       status: "success",
       thread_status: outcome.thread_status,
@@ -181,6 +178,18 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
 
 export const threadLogKey = (threadId: string) => `thread:${threadId}`;
 
+async function successOutcome(settled: { values: unknown } | undefined, graph: CompiledGraphLike, threadId: string): Promise<RunOutcome> {
+  if (settled) return { status: "success", thread_status: "idle", values: settled.values as Json, interrupts: {}, error: null };
+  const state = toThreadState(await readState(graph, threadId));
+  return {
+    status: "success",
+    thread_status: state.next.length > 0 ? "interrupted" : "idle",
+    values: state.values as Json,
+    interrupts: interruptsByTask(state.tasks),
+    error: null,
+  };
+}
+
 /** Thread values and interrupts after a run that did not finish normally. */
 async function stateOf(storage: Storage, ctx: ExecutionContext, kwargs: RunKwargs, threadId: string): Promise<Partial<RunOutcome>> {
   try {
@@ -191,28 +200,6 @@ async function stateOf(storage: Storage, ctx: ExecutionContext, kwargs: RunKwarg
   } catch {
     return {};
   }
-}
-
-/**
- * The saver, with the run's id added to the metadata of every checkpoint it writes (the platform's
- * checkpoints carry it too): how a later attempt knows how far the run got. A proxy rather than a
- * subclass, because the graph may come from the user's own copy of LangGraph.
- */
-function taggedWithRun(saver: BaseCheckpointSaver, runId: string): BaseCheckpointSaver {
-  const put = (config: unknown, checkpoint: unknown, metadata: Record<string, unknown>, versions: unknown) =>
-    (saver.put as (...args: unknown[]) => unknown).call(saver, config, checkpoint, { ...metadata, run_id: runId }, versions);
-  // LangGraph reaches for the saver's methods at every step: each is bound once, not at every access.
-  const bound = new Map<PropertyKey, unknown>([["put", put]]);
-  return new Proxy(saver, {
-    get(target, property) {
-      if (bound.has(property)) return bound.get(property);
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      const method = value.bind(target);
-      bound.set(property, method);
-      return method;
-    },
-  });
 }
 
 /** The run id recorded on the thread's latest checkpoint, if any. */

@@ -104,6 +104,29 @@ export async function* streamGraphRun(graph: CompiledGraphLike, options: GraphRu
   }
 }
 
+/**
+ * Watches a run's events for where its thread ends up, so a run that simply finished needs no
+ * state read afterwards: its last root `values` are the thread's values (the same channels
+ * getState reads) and nothing is next. When an interrupt showed, in the root or in a subgraph, or
+ * there were no root `values` (a resumed run with nothing left to do), only the checkpoint can say.
+ */
+export function finalStateWatcher(): { see(event: RunEvent): void; settled(): { values: unknown } | undefined } {
+  let values: unknown;
+  let seen = false;
+  let interrupted = false;
+  return {
+    see({ event, data }) {
+      if (event !== "values" && !event.startsWith("values|")) return;
+      if (isRecord(data) && INTERRUPT in data) interrupted = true;
+      else if (event === "values") {
+        values = data;
+        seen = true;
+      }
+    },
+    settled: () => (seen && !interrupted ? { values: values ?? null } : undefined),
+  };
+}
+
 /** The run's output: the data of its last root `values` event, undefined when there was none. */
 export function finalValues(events: Iterable<RunEvent>): unknown {
   let last: unknown;

@@ -1,6 +1,6 @@
 // HTTP assembly: middleware, the user's own routes, our routes, and the one error handler.
 // Returns a Hono app; starting a socket is the CLI's job.
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import type { ServerConfig } from "../config/server-config.js";
@@ -74,13 +74,16 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
     log.debug("request", { request_id: c.get("requestId"), method: c.req.method, route, status: c.res.status, ms: Math.round(seconds * 1000) });
   });
   api.use(corsMiddleware(http, config.corsAllowOrigins));
-  const limitBody = bodyLimit({
-    maxSize: config.maxBodyBytes,
-    onError: (c) => c.json({ detail: `The request body is larger than the limit of ${config.maxBodyBytes} bytes (HTTP_MAX_REQUEST_BODY_BYTES)` }, 413),
+  const tooLarge = (c: Context) => c.json({ detail: `The request body is larger than the limit of ${config.maxBodyBytes} bytes (HTTP_MAX_REQUEST_BODY_BYTES)` }, 413);
+  const limitChunkedBody = bodyLimit({ maxSize: config.maxBodyBytes, onError: tooLarge });
+  // A declared length is checked here and the body left on the socket for the route to read
+  // (node-request.ts); only a chunked body, whose size shows once read, goes through hono's
+  // bodyLimit, which reads it into memory. Without either header an HTTP/1.1 request has no body.
+  api.use(async (c, next) => {
+    if (c.req.header("transfer-encoding")) return limitChunkedBody(c, next);
+    const length = c.req.header("content-length");
+    return length !== undefined && Number(length) > config.maxBodyBytes ? tooLarge(c) : next();
   });
-  // Without either header an HTTP/1.1 request has no body; asking hono's bodyLimit would build a
-  // full fetch Request just to find that out.
-  api.use((c, next) => (c.req.header("content-length") || c.req.header("transfer-encoding") ? limitBody(c, next) : next()));
   // The user's routes are open unless http.enable_custom_route_auth says otherwise (as on the platform).
   const authenticate = deps.auth ? authMiddleware(deps.auth, { prefix: config.mountPrefix, log, openUi: !http.disable_ui }) : undefined;
   if (authenticate && http.enable_custom_route_auth) api.use(authenticate);

@@ -4,6 +4,7 @@
 // response: one write on the socket instead of headers, body and end as separate stream chunks.
 import type { Context } from "hono";
 import type { AppEnv } from "./app-env.js";
+import { onClientGone } from "./node-request.js";
 
 export interface KeepAliveOptions {
   headers?: Record<string, string>;
@@ -32,12 +33,11 @@ export async function keepAliveJson(
   );
 
   // Aborts when the client leaves before the answer is sent.
-  const requestSignal = c.req.raw.signal;
-  requestSignal.addEventListener("abort", leave, { once: true });
+  const stopWatching = onClientGone(c, leave);
   let timer: NodeJS.Timeout | undefined;
   const early = await Promise.race([text, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), intervalMs)))]);
   clearTimeout(timer);
-  requestSignal.removeEventListener("abort", leave);
+  stopWatching();
   if (early !== null) return c.body(early, 200, headers);
 
   const encoder = new TextEncoder();

@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { GantryError, ValidationFailure, type ValidationIssue } from "../errors.js";
 import { isUuid } from "../ids.js";
+import { readBodyText } from "./node-request.js";
 
 /** One sentence from a zod failure: where, then what. */
 export function describeZodError(error: z.ZodError, where: "body" | "query"): string {
@@ -38,7 +39,7 @@ function formatPath(path: PropertyKey[]): string {
 
 /** Reads the body as JSON whatever its Content-Type (the platform is as lenient); empty means {}. */
 export async function readJson(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+  const text = await readBodyText(c);
   if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);

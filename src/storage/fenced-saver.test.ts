@@ -50,6 +50,18 @@ describe("fencedSaver", () => {
     expect((await saver.getTuple({ configurable: { thread_id: "t1", checkpoint_ns: "", checkpoint_id: other.id } }))?.checkpoint.id).toBe(other.id);
   });
 
+  it("records the writing run's id in each checkpoint's metadata, and nothing for writes outside a run", async () => {
+    const { saver } = fencedSaver(new MemorySaver());
+    const byRun = checkpoint();
+    await saver.put(configFor("run-a"), byRun, { source: "loop", step: 0, parents: {} }, {});
+    const byUpdate = checkpoint();
+    await saver.put({ configurable: { thread_id: "t1", checkpoint_ns: "" } }, byUpdate, { source: "update", step: 1, parents: {} }, {});
+
+    const read = async (id: string) => (await saver.getTuple({ configurable: { thread_id: "t1", checkpoint_ns: "", checkpoint_id: id } }))?.metadata;
+    expect(await read(byRun.id)).toEqual({ source: "loop", step: 0, parents: {}, run_id: "run-a" });
+    expect(await read(byUpdate.id)).toEqual({ source: "update", step: 1, parents: {} });
+  });
+
   it("stays a checkpoint saver a compiled graph runs with", async () => {
     const { saver } = fencedSaver(new MemorySaver());
     expect(saver).toBeInstanceOf(BaseCheckpointSaver);

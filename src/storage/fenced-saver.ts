@@ -1,9 +1,13 @@
-// A checkpoint saver that can shut one run out. LangGraph's stream rejects as soon as a run's
-// AbortSignal fires, while its loop goes on in the background and still writes the checkpoints of
+// A checkpoint saver that knows which run writes (the run_id every run puts in its configurable).
+// It records that id in the metadata of each checkpoint the run writes, as the platform's
+// checkpoints carry it: a later attempt of the run reads it to know how far the run got. Being one
+// saver for every run, it can stay the graph's checkpointer while runs of that graph overlap.
+//
+// It can also shut one run out. LangGraph's stream rejects as soon as a run's AbortSignal fires, while its loop goes on in the background and still writes the checkpoints of
 // the step it was in. After a rollback has deleted a run's checkpoints, such a late write would put
 // the rolled-back run back into the thread's history (and under the next run's feet). Fencing the run
 // waits for its writes in flight, and every later write that carries its run_id is dropped.
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
 
 export interface FencedSaver {
   saver: BaseCheckpointSaver;
@@ -38,8 +42,10 @@ export function fencedSaver(inner: BaseCheckpointSaver): FencedSaver {
 
   const put: BaseCheckpointSaver["put"] = (config, checkpoint, metadata, newVersions) => {
     const runId = runOf(config);
-    if (runId !== undefined && fenced.has(runId)) return Promise.resolve(config);
-    return track(runId, inner.put(config, checkpoint, metadata, newVersions));
+    if (runId === undefined) return inner.put(config, checkpoint, metadata, newVersions);
+    if (fenced.has(runId)) return Promise.resolve(config);
+    const tagged: CheckpointMetadata<{ run_id: string }> = { ...metadata, run_id: runId };
+    return track(runId, inner.put(config, checkpoint, tagged, newVersions));
   };
 
   const putWrites: BaseCheckpointSaver["putWrites"] = (config, writes, taskId) => {
@@ -49,12 +55,20 @@ export function fencedSaver(inner: BaseCheckpointSaver): FencedSaver {
   };
 
   // A Proxy keeps the saver's prototype (LangGraph may check what it is given) and every other method.
+  // LangGraph reaches for the saver's methods at every step: each is bound once, not at every access.
+  const methods = new Map<PropertyKey, unknown>([
+    ["put", put],
+    ["putWrites", putWrites],
+  ]);
   const saver = new Proxy(inner, {
     get(target, property) {
-      if (property === "put") return put;
-      if (property === "putWrites") return putWrites;
+      const known = methods.get(property);
+      if (known !== undefined) return known;
       const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== "function") return value;
+      const bound = (value as (...args: unknown[]) => unknown).bind(target);
+      methods.set(property, bound);
+      return bound;
     },
   });
 

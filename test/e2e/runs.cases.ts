@@ -184,6 +184,18 @@ export function describeRunsE2E(label: string, open: OpenStore): void {
         expect(await client.runs.wait(threadId, "slow", { input: { ms: 1200, label: "again" } })).toMatchObject({ log: ["long", "again"] });
       });
 
+      // One compiled graph serves every run of it; runs overlapping must not swap checkpointers.
+      it("records on each checkpoint the run that wrote it, while runs of one graph overlap", async () => {
+        const threads = await Promise.all(Array.from({ length: 6 }, newThread));
+        const runs = await Promise.all(threads.map((threadId) => client.runs.create(threadId, "chain", { input: {} })));
+        await Promise.all(runs.map((run) => client.runs.join(run.thread_id, run.run_id)));
+        for (const run of runs) {
+          const history = await client.threads.getHistory(run.thread_id, { limit: 20 });
+          expect(history).toHaveLength(12);
+          expect(new Set(history.map((state) => state.metadata?.run_id))).toEqual(new Set([run.run_id]));
+        }
+      });
+
       it("runs a stateless wait with threadId null", async () => {
         let created: { run_id: string; thread_id?: string } | undefined;
         const output = await client.runs.wait(null, "echo", { input: { text: "stateless" }, onRunCreated: (meta) => (created = meta) });

@@ -1,0 +1,70 @@
+// The request body and the client's departure, read from what @hono/node-server hands every request
+// (its IncomingMessage and ServerResponse) instead of from hono's Request. Asking that Request for
+// its body or its signal makes the adapter build a full fetch Request first (URL, Headers, a web
+// stream over the socket), which cost more than everything else HTTP does for a small JSON call.
+// Outside Node (app.request() in tests, another runtime) the fetch Request is all there is.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context } from "hono";
+import { GantryError } from "../errors.js";
+
+interface NodeBindings {
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
+}
+
+function nodeBindings(c: Context): NodeBindings | undefined {
+  const env = c.env as Partial<NodeBindings> | undefined;
+  return env?.incoming && env.outgoing ? (env as NodeBindings) : undefined;
+}
+
+/**
+ * The body as text. The size limit is the body-limit middleware's: a declared Content-Length was
+ * checked against it, and a chunked body was read (and replaced) by it, so the socket is only read
+ * here when nothing read it before.
+ */
+export function readBodyText(c: Context): Promise<string> {
+  const node = nodeBindings(c);
+  if (!node || node.incoming.readableDidRead) return c.req.text();
+  const { incoming } = node;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+    };
+    const onEnd = () => {
+      detach();
+      resolve(Buffer.concat(chunks, size).toString("utf8"));
+    };
+    // The client went away mid-body; nobody is left to read the answer, but the handler must end.
+    const onGone = () => {
+      detach();
+      reject(new GantryError("malformed", "The request body ended before its declared length: the client closed the connection"));
+    };
+    const detach = () => {
+      incoming.off("data", onData).off("end", onEnd).off("error", onGone).off("close", onGone);
+    };
+    incoming.on("data", onData).once("end", onEnd).once("error", onGone).once("close", onGone);
+  });
+}
+
+/**
+ * Calls `onGone` once if the client disconnects before the answer has been written; returns the
+ * function that stops listening.
+ */
+export function onClientGone(c: Context, onGone: () => void): () => void {
+  const node = nodeBindings(c);
+  if (!node) {
+    const signal = c.req.raw.signal;
+    signal.addEventListener("abort", onGone, { once: true });
+    return () => signal.removeEventListener("abort", onGone);
+  }
+  const { outgoing } = node;
+  // A response also closes after it finished; only a close before that is the client leaving.
+  const onClose = () => {
+    if (!outgoing.writableFinished) onGone();
+  };
+  outgoing.once("close", onClose);
+  return () => outgoing.off("close", onClose);
+}
