@@ -187,12 +187,20 @@ export class Worker {
   private async fill(): Promise<void> {
     const { storage, log } = this.deps;
     try {
-      while (!this.stopping && this.active.size + this.reserved < this.options.concurrency) {
-        const run = await storage.runs.claim(this.options.workerId, this.options.leaseMs, new Date());
-        if (!run) break;
-        this.launch(run);
+      // One read says whether any run is due before a claim opens a write transaction; most wake-ups
+      // (a run of this worker ending, say) find nothing to do.
+      let next = await storage.runs.nextAvailableAt();
+      if (next !== null && next.getTime() <= Date.now()) {
+        let claimed = false;
+        while (!this.stopping && this.active.size + this.reserved < this.options.concurrency) {
+          const run = await storage.runs.claim(this.options.workerId, this.options.leaseMs, new Date());
+          if (!run) break;
+          this.launch(run);
+          claimed = true;
+        }
+        if (claimed) next = await storage.runs.nextAvailableAt();
       }
-      await this.scheduleNextDelayed();
+      this.scheduleNextDelayed(next);
     } catch (err) {
       // Storage logs an outage once; repeating it at every poll would bury everything else.
       log[isUnavailable(err) ? "debug" : "warn"]("claiming runs failed; will retry at the next poll", { err });
@@ -245,8 +253,8 @@ export class Worker {
   }
 
   /** A run with after_seconds becomes eligible later: wake up exactly then instead of polling for it. */
-  private async scheduleNextDelayed(): Promise<void> {
-    const next = await this.deps.storage.runs.nextAvailableAt();
+  /** A wake-up for the earliest pending run when it becomes due before the next poll would come. */
+  private scheduleNextDelayed(next: Date | null): void {
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     this.wakeTimer = null;
     if (!next) return;

@@ -64,11 +64,11 @@ export function sqliteRuns(db: Database.Database): RunRepo {
   const threadHasRuns = sql("SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1");
   const eligibleWaiting = sql("SELECT 1 FROM runs WHERE status = 'pending' AND available_at <= ? LIMIT 1");
 
-  /** After runs of a thread stopped: idle, or busy while others still wait or run. */
+  /** A thread's status once runs of it stopped: idle, or busy while others still wait or run. */
+  const statusAfterRuns = (threadId: string, preferred: "idle" | "interrupted" | "error" = "idle") =>
+    preferred === "idle" && threadHasRuns.get(threadId) ? "busy" : preferred;
   const settleThread = (threadId: string, now: string, preferred: "idle" | "interrupted" | "error" = "idle") => {
-    const waiting = sql("SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1").get(threadId);
-    const status = preferred === "idle" && waiting ? "busy" : preferred;
-    sql("UPDATE threads SET status = ?, updated_at = ? WHERE thread_id = ?").run(status, now, threadId);
+    sql("UPDATE threads SET status = ?, updated_at = ? WHERE thread_id = ?").run(statusAfterRuns(threadId, preferred), now, threadId);
   };
 
   /** Stops runs right away when pending, flags them when running. */
@@ -158,10 +158,20 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       claimFor ? new Date(Date.parse(now) + claimFor.leaseMs).toISOString() : null,
     );
     sql("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(now, run.thread_id);
-    const row = getRow.get(run.run_id) as RunRow;
-    const created = rowToRun(row);
+    // The row just written, as rowToRun would read it back.
+    const created: Run = {
+      run_id: run.run_id,
+      thread_id: run.thread_id,
+      assistant_id: run.assistant_id,
+      created_at: now,
+      updated_at: now,
+      status: "pending",
+      metadata: run.metadata,
+      kwargs: run.kwargs,
+      multitask_strategy: run.multitask_strategy,
+    };
     if (!claimFor) return { kind: "created", run: created, cancelled, stopped };
-    return { kind: "created", run: { ...created, status: "pending" }, cancelled, stopped, claimed: { ...created, attempt: row.attempt, cancel_action: row.cancel_action } };
+    return { kind: "created", run: created, cancelled, stopped, claimed: { ...created, status: "running", attempt: 1, cancel_action: null } };
   });
 
   const claim = db.transaction((workerId: string, leaseMs: number, now: Date): ClaimedRun | null => {
@@ -201,13 +211,12 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       sql("DELETE FROM threads WHERE thread_id = ?").run(row.thread_id);
       return true;
     }
-    const sets: string[] = ["updated_at = ?"];
-    const params: unknown[] = [now];
+    const sets: string[] = ["status = ?", "updated_at = ?"];
+    const params: unknown[] = [statusAfterRuns(row.thread_id, outcome.thread_status), now];
     if (outcome.values !== undefined) sets.push('"values" = ?', "state_updated_at = ?"), params.push(toText(outcome.values), now);
     if (outcome.interrupts !== undefined) sets.push("interrupts = ?"), params.push(JSON.stringify(outcome.interrupts));
     sets.push("error = ?"), params.push(outcome.error === undefined || outcome.error === null ? null : JSON.stringify(outcome.error));
     sql(`UPDATE threads SET ${sets.join(", ")} WHERE thread_id = ?`).run(...params, row.thread_id);
-    settleThread(row.thread_id, now, outcome.thread_status);
     return true;
   });
 
