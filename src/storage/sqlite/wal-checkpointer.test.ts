@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,5 +50,21 @@ describe("startWalCheckpointer", () => {
     await expect.poll(() => problems.length, { timeout: 5000, interval: 20 }).toBeGreaterThan(0);
     expect(problems[0]).toMatch(/checkpoint thread (failed|stopped).*committing thread again/);
     expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
+  });
+
+  // The thread is unreferenced while it runs, so a process with nothing else to do must still wait
+  // for it when stopping: a storage closed last thing in a script used to end the process mid-close.
+  it("keeps the process alive until its last checkpoint is done when stopped", () => {
+    const script = `
+      const { default: Database } = await import("better-sqlite3");
+      const { startWalCheckpointer } = await import(${JSON.stringify(new URL("./wal-checkpointer.ts", import.meta.url).href)});
+      const db = new Database(${JSON.stringify(join(dir, "db.sqlite"))});
+      const checkpointer = startWalCheckpointer(db, ${JSON.stringify(join(dir, "db.sqlite"))}, { intervalMs: 1000, onProblem: () => {} });
+      await checkpointer.stop();
+      db.close();
+      console.log("closed");
+    `;
+    const output = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", cwd: process.cwd() });
+    expect(output.trim()).toBe("closed");
   });
 });

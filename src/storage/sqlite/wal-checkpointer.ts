@@ -69,6 +69,9 @@ export function startWalCheckpointer(
     async stop() {
       if (stopping) return exited;
       stopping = true;
+      // Unreferenced, the thread would not keep the process alive for its last checkpoint: a caller
+      // with nothing else pending would see the process end with this promise unsettled.
+      worker.ref();
       worker.postMessage("stop");
       await exited;
     },
