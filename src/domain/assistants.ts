@@ -36,9 +36,12 @@ export interface AssistantService {
 export function assistantService(deps: { assistants: AssistantRepo; threads: ThreadRepo; graphs: GraphRegistry }): AssistantService {
   const { assistants, threads, graphs } = deps;
 
+  // Derived once: a uuid5 is a SHA-1, and the graph id is what most run creations name.
+  const systemIds = new Map(graphs.ids().map((graphId) => [graphId, systemAssistantId(graphId)]));
   const resolveId = (idOrGraphId: string): string => {
     if (isUuid(idOrGraphId)) return idOrGraphId.toLowerCase();
-    if (graphs.has(idOrGraphId)) return systemAssistantId(idOrGraphId);
+    const systemId = systemIds.get(idOrGraphId);
+    if (systemId !== undefined) return systemId;
     throw invalid(`Assistant id '${idOrGraphId}' is neither a UUID nor a graph id from langgraph.json (${graphs.ids().join(", ")})`);
   };
 
