@@ -112,13 +112,16 @@ function jsonField(line: string, msg: RegExp, field: string): string | undefined
   return typeof value === "string" ? value : undefined;
 }
 
-/** BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server under load. */
-export async function startGantryForBench(env: Record<string, string> = {}): Promise<BenchServer> {
+/**
+ * BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server under load.
+ * `root` starts another source tree's Gantry (a git worktree) on its own bench/langgraph.json.
+ */
+export async function startGantryForBench(env: Record<string, string> = {}, root = ROOT): Promise<BenchServer> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
   const dataDir = mkdtempSync(join(tmpdir(), "gantry-bench-"));
   return spawnServer({
-    name: "gantry",
-    args: [...nodeArgs, join(ROOT, "bin/gantry.js"), "dev", "--config", BENCH_CONFIG, "--port", "0", "--data-dir", dataDir],
+    name: `gantry (${root})`,
+    args: [...nodeArgs, join(root, "bin/gantry.js"), "dev", "--config", join(root, "bench/langgraph.json"), "--port", "0", "--data-dir", dataDir],
     env: { ...process.env, LOG_JSON: "1", ...env },
     dir: dataDir,
     readyUrl: (line) => jsonField(line, /"listening"/, "url"),
