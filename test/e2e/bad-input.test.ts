@@ -101,6 +101,30 @@ describe("request bodies", () => {
     expectRefusal(await send(route.method, route.path(), { ...route.valid(), metadata: { padding } }), 413);
   });
 
+  // A chunked body declares no length: it is read, and counted, before the route sees it.
+  it("reads a chunked body within HTTP_MAX_REQUEST_BODY_BYTES and answers 413 to one over it", async () => {
+    const postChunked = async (body: unknown) => {
+      const text = JSON.stringify(body);
+      const chunks = [text.slice(0, 20), text.slice(20)].map((part) => new TextEncoder().encode(part));
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = chunks.shift();
+          if (next) controller.enqueue(next);
+          else controller.close();
+        },
+      });
+      const response = await fetch(`${server.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    };
+    const accepted = await postChunked({ metadata: { sent: "in chunks" } });
+    expect(accepted.status).toBe(200);
+    expect(accepted.json.metadata).toEqual({ sent: "in chunks" });
+
+    const refused = await postChunked({ metadata: { padding: "x".repeat(BODY_LIMIT_BYTES * 2) } });
+    expect(refused.status).toBe(413);
+    expect(refused.json.detail).toContain("HTTP_MAX_REQUEST_BODY_BYTES");
+  });
+
   it.each(LIMITED_ROUTES.flatMap((route) => [0, 1001, -1].map((limit) => ({ ...route, limit }))))(
     "$name answers 422 to limit $limit",
     async (route) => {
