@@ -147,10 +147,6 @@ export function runService(deps: RunServiceDeps): RunService {
         threadAuth = await access.authorize("threads", "create_run", value);
         body.metadata = (value.metadata ?? {}) as Record<string, unknown>;
       }
-      if (threadId !== null) {
-        const thread = await threads.get(threadId, authField(threadAuth));
-        if (thread) checkThreadGraph(thread, assistant);
-      }
       const config = mergeConfig(assistant.config, body.config);
       const configurable: JsonObject = {
         ...(config.configurable as JsonObject | undefined),
@@ -205,6 +201,7 @@ export function runService(deps: RunServiceDeps): RunService {
         },
         {
           threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+          graphId: assistant.graph_id,
           multitask,
           ...(threadAuth ? { threadAuth } : {}),
           ...(webhookFor ? { webhookFor } : {}),
@@ -222,6 +219,7 @@ export function runService(deps: RunServiceDeps): RunService {
       if (result.kind === "busy") {
         throw conflict(`Thread ${targetThread} is busy with another run, and multitask_strategy is "reject"`);
       }
+      if (result.kind === "wrong_graph") throw wrongGraph(targetThread, result.threadGraph, assistant);
       try {
         if (result.cancelled.length > 0) signals.cancelRequested(result.cancelled, multitask === "rollback" ? "rollback" : "interrupt");
         if (result.stopped.length > 0) await signals.stopped(result.stopped);
@@ -269,10 +267,11 @@ export function runService(deps: RunServiceDeps): RunService {
 /** A thread keeps to the graph of its first run: an assistant of another graph is refused. */
 export function checkThreadGraph(thread: Thread, assistant: Assistant): void {
   const threadGraph = thread.metadata.graph_id;
-  if (typeof threadGraph === "string" && threadGraph !== assistant.graph_id) {
-    throw invalid(`Thread ${thread.thread_id} belongs to graph '${threadGraph}', but assistant ${assistant.assistant_id} runs graph '${assistant.graph_id}'`);
-  }
+  if (typeof threadGraph === "string" && threadGraph !== assistant.graph_id) throw wrongGraph(thread.thread_id, threadGraph, assistant);
 }
+
+const wrongGraph = (threadId: string, threadGraph: string, assistant: Assistant) =>
+  invalid(`Thread ${threadId} belongs to graph '${threadGraph}', but assistant ${assistant.assistant_id} runs graph '${assistant.graph_id}'`);
 
 export function mergeConfig(base: JsonObject, override: RunCreate["config"]): JsonObject {
   if (!override) return { ...base };

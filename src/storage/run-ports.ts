@@ -23,6 +23,8 @@ export interface EnqueueOptions {
   createThread?: { metadata: JsonObject; temporary: boolean };
   /** Merged into the thread's metadata (graph_id, assistant_id). */
   threadMetadata: JsonObject;
+  /** The run's graph: when given, an existing thread whose metadata names another graph refuses the run. */
+  graphId?: string;
   /** How to treat runs already pending or running on the thread. */
   multitask: MultitaskStrategy;
   /** An existing thread whose metadata does not match is treated as missing (and never created over). */
@@ -56,7 +58,9 @@ export type EnqueueResult =
       claimed?: ClaimedRun;
     }
   | { kind: "thread_missing" }
-  | { kind: "busy" };
+  | { kind: "busy" }
+  /** The thread belongs to `threadGraph`, not the run's graph. */
+  | { kind: "wrong_graph"; threadGraph: string };
 
 export interface ClaimedRun extends Run {
   attempt: number;

@@ -182,13 +182,19 @@ export function postgresRuns(pool: Pool): RunRepo {
         if (!created) {
           // The lock orders this enqueue against claims, finishes, cancels and the sweeper on the
           // thread: its inflight runs cannot change between the reads below and the new run's insert.
-          const locked = await lockThreads(client, [input.thread_id]);
+          const { rows: locked } = await query<{ graph_id: string | null }>(
+            client,
+            "SELECT metadata->>'graph_id' AS graph_id FROM threads WHERE thread_id = $1 FOR UPDATE",
+            [input.thread_id],
+          );
           if (locked.length === 0) return { kind: "thread_missing" };
           if (hasAuthFilter(options.threadAuth)) {
             const values: unknown[] = [input.thread_id];
             const visible = await query(client, `SELECT 1 FROM threads WHERE thread_id = $1 AND ${authFilterSql("metadata", options.threadAuth, values)}`, values);
             if (visible.rowCount === 0) return { kind: "thread_missing" };
           }
+          const threadGraph = locked[0]!.graph_id;
+          if (options.graphId !== undefined && threadGraph !== null && threadGraph !== options.graphId) return { kind: "wrong_graph", threadGraph };
           if (options.multitask === "reject") {
             const { rows } = await query(client, "SELECT 1 FROM runs WHERE thread_id = $1 AND status IN ('pending', 'running') LIMIT 1", [input.thread_id]);
             if (rows.length > 0) return { kind: "busy" };

@@ -109,8 +109,10 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       const visible = andThreadVisible(options.threadAuth);
       if (!sql(`SELECT 1 FROM threads WHERE thread_id = ?${visible.sql}`).get(run.thread_id, ...visible.params)) return { kind: "thread_missing" };
     }
+    const existing = thread ? parseJson<JsonObject>(thread.metadata) : undefined;
+    if (options.graphId !== undefined && typeof existing?.graph_id === "string" && existing.graph_id !== options.graphId) return { kind: "wrong_graph", threadGraph: existing.graph_id };
     let metadata: JsonObject;
-    if (!thread) {
+    if (!existing) {
       if (!options.createThread) return { kind: "thread_missing" };
       // The run's own metadata wins over graph_id/assistant_id on a new thread (spec §3.2).
       metadata = { ...options.threadMetadata, ...options.createThread.metadata };
@@ -121,10 +123,10 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     } else {
       const active = inflight.all(run.thread_id) as Array<{ run_id: string; status: string }>;
       if (active.length > 0 && options.multitask === "reject") return { kind: "busy" };
-      metadata = { ...parseJson(thread.metadata), ...options.threadMetadata };
+      metadata = { ...existing, ...options.threadMetadata };
       const merged = JSON.stringify(metadata);
       // Rewriting unchanged metadata would re-run the trigger that mirrors it for search.
-      if (merged !== thread.metadata) sql("UPDATE threads SET metadata = ? WHERE thread_id = ?").run(merged, run.thread_id);
+      if (merged !== thread!.metadata) sql("UPDATE threads SET metadata = ? WHERE thread_id = ?").run(merged, run.thread_id);
     }
     let cancelled: string[] = [];
     let stopped: string[] = [];

@@ -130,6 +130,24 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect((await claim(s))?.run_id).toBe(first.run_id);
   });
 
+  fresh("refuses a run of another graph on a thread that belongs to one, and writes nothing", async (s) => {
+    const threadId = await thread(s, { user: "ann", graph_id: "agent" });
+    const before = await s.threads.get(threadId);
+    const other = newRun(threadId);
+
+    const refused = await s.runs.enqueue(other, { threadMetadata: { graph_id: "tools" }, graphId: "tools", multitask: "enqueue" });
+    expect(refused).toEqual({ kind: "wrong_graph", threadGraph: "agent" });
+    expect(await s.runs.get(other.run_id)).toBeNull();
+    expect(await s.threads.get(threadId)).toEqual(before);
+
+    const own = await s.runs.enqueue(newRun(threadId), { threadMetadata: { graph_id: "agent" }, graphId: "agent", multitask: "enqueue" });
+    expect(own.kind).toBe("created");
+    const unowned = await thread(s, { user: "bob" });
+    const first = await s.runs.enqueue(newRun(unowned), { threadMetadata: { graph_id: "tools" }, graphId: "tools", multitask: "enqueue" });
+    expect(first.kind).toBe("created");
+    expect((await s.threads.get(unowned))?.metadata).toEqual({ user: "bob", graph_id: "tools" });
+  });
+
   fresh("rejects a run on a thread with an inflight run and writes nothing", async (s) => {
     const threadId = await thread(s, { user: "ann" });
     const first = await enqueue(s, newRun(threadId));
