@@ -5,7 +5,6 @@
 // from the run's last checkpoint instead of starting over.
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { isUnavailable } from "../errors.js";
-import { bestEffortWrites } from "../events/best-effort-log.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
 import type { CompiledGraphLike } from "../runtime/graph-like.js";
@@ -26,6 +25,7 @@ export interface ExecutionContext {
   /** The long-term store every graph gets as config.store. */
   store: BaseStore;
   graphs: GraphRegistry;
+  /** Best-effort (bestEffortWrites, as agent-server.ts composes it): a failed write never fails the run. */
   events: RunEventLog;
   workerId: string;
   log: Logger;
@@ -55,8 +55,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   // Creation to claim (the claim stamps updated_at): pickup latency, plus any after_seconds delay.
   const queueMs = Date.parse(run.updated_at) - Date.parse(run.created_at);
   const runLog = log.child({ run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
-  // Already best-effort when composed by agent-server.ts; wrapped here so any caller gets that.
-  const events = bestEffortWrites(ctx.events, runLog);
+  const { events } = ctx;
   await events.open(run.run_id, { resumable: true });
   // A thread's log exists only while someone follows the thread (GET /threads/{id}/stream); it gets
   // the modes the run asked for, framed by lifecycle markers.
