@@ -253,7 +253,6 @@ export class Worker {
   }
 
   /** A run with after_seconds becomes eligible later: wake up exactly then instead of polling for it. */
-  /** A wake-up for the earliest pending run when it becomes due before the next poll would come. */
   private scheduleNextDelayed(next: Date | null): void {
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     this.wakeTimer = null;

@@ -3,10 +3,11 @@
 // checkpoints carry it: a later attempt of the run reads it to know how far the run got. Being one
 // saver for every run, it can stay the graph's checkpointer while runs of that graph overlap.
 //
-// It can also shut one run out. LangGraph's stream rejects as soon as a run's AbortSignal fires, while its loop goes on in the background and still writes the checkpoints of
-// the step it was in. After a rollback has deleted a run's checkpoints, such a late write would put
-// the rolled-back run back into the thread's history (and under the next run's feet). Fencing the run
-// waits for its writes in flight, and every later write that carries its run_id is dropped.
+// It can also shut one run out. LangGraph's stream rejects as soon as a run's AbortSignal fires,
+// while its loop goes on in the background and still writes the checkpoints of the step it was in.
+// After a rollback has deleted a run's checkpoints, such a late write would put the rolled-back run
+// back into the thread's history (and under the next run's feet). Fencing the run waits for its
+// writes in flight, and every later write that carries its run_id is dropped.
 import type { BaseCheckpointSaver, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
 
 export interface FencedSaver {
