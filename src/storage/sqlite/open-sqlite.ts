@@ -38,7 +38,11 @@ export function openSqliteStorage(file: string, options: { log?: Logger } = {}):
   const checkpointer =
     file === ":memory:"
       ? undefined
-      : startWalCheckpointer(db, file, { intervalMs: CHECKPOINT_INTERVAL_MS, onProblem: (message) => options.log?.warn(message, { file }) });
+      : startWalCheckpointer(db, file, {
+          intervalMs: CHECKPOINT_INTERVAL_MS,
+          restartFrames: WAL_SIZE_LIMIT_BYTES / (db.pragma("page_size", { simple: true }) as number),
+          onProblem: (message) => options.log?.warn(message, { file }),
+        });
   return {
     backend: "sqlite",
     file,

@@ -34,7 +34,7 @@ describe("startWalCheckpointer", () => {
   const databaseBytes = () => statSync(join(dir, "db.sqlite")).size;
 
   it("turns the committing connection's own checkpoints off and copies the WAL into the database from its thread", async () => {
-    checkpointer = startWalCheckpointer(db, join(dir, "db.sqlite"), { intervalMs: 50, onProblem: (p) => problems.push(p) });
+    checkpointer = startWalCheckpointer(db, join(dir, "db.sqlite"), { intervalMs: 50, restartFrames: 100_000, onProblem: (p) => problems.push(p) });
     expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
     const before = databaseBytes();
     // About 1,500 pages: past the 1,000 at which the connection would have checkpointed itself.
@@ -44,8 +44,26 @@ describe("startWalCheckpointer", () => {
     expect(problems).toEqual([]);
   });
 
+  // PASSIVE checkpoints alone never let a writer that keeps committing, as a busy server does
+  // between its other work, start the WAL over: the WAL grew by every page ever written.
+  it("keeps the WAL bounded while a writer keeps committing", async () => {
+    checkpointer = startWalCheckpointer(db, join(dir, "db.sqlite"), { intervalMs: 50, restartFrames: 256, onProblem: (p) => problems.push(p) });
+    const walBytes = () => statSync(join(dir, "db.sqlite-wal")).size;
+    const until = performance.now() + 2000;
+    let largest = 0;
+    while (performance.now() < until) {
+      write(20);
+      largest = Math.max(largest, walBytes());
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+
+    // Before, the WAL ended up many times the size of the database it had been copied into.
+    expect(largest).toBeLessThan(databaseBytes());
+    expect(problems).toEqual([]);
+  });
+
   it("gives checkpoints back to the connection when its thread stops without being asked", async () => {
-    checkpointer = startWalCheckpointer(db, join(dir, "missing", "db.sqlite"), { intervalMs: 50, onProblem: (p) => problems.push(p) });
+    checkpointer = startWalCheckpointer(db, join(dir, "missing", "db.sqlite"), { intervalMs: 50, restartFrames: 100_000, onProblem: (p) => problems.push(p) });
 
     await expect.poll(() => problems.length, { timeout: 5000, interval: 20 }).toBeGreaterThan(0);
     expect(problems[0]).toMatch(/checkpoint thread (failed|stopped).*committing thread again/);
@@ -59,7 +77,7 @@ describe("startWalCheckpointer", () => {
       const { default: Database } = await import("better-sqlite3");
       const { startWalCheckpointer } = await import(${JSON.stringify(new URL("./wal-checkpointer.ts", import.meta.url).href)});
       const db = new Database(${JSON.stringify(join(dir, "db.sqlite"))});
-      const checkpointer = startWalCheckpointer(db, ${JSON.stringify(join(dir, "db.sqlite"))}, { intervalMs: 1000, onProblem: () => {} });
+      const checkpointer = startWalCheckpointer(db, ${JSON.stringify(join(dir, "db.sqlite"))}, { intervalMs: 1000, restartFrames: 100_000, onProblem: () => {} });
       await checkpointer.stop();
       db.close();
       console.log("closed");
