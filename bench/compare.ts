@@ -2,20 +2,19 @@
 // the JS reference server (in memory), both on the graphs of bench/langgraph.json, driven by the
 // official SDK over HTTP in one run. Each metric alternates between the servers in rounds so
 // machine noise falls on both; two floors (bare node:http under the same load, in-process
-// graph.invoke with Gantry's checkpointer) are measured in the same run, after a warm-up that gives
-// every server (and the in-process floor) the same time to reach its steady state. Prints a Markdown table
+// graph.invoke with Gantry's checkpointer) take their turns in the same rounds, after a warm-up that
+// gives every server (and the in-process floor) the same time to reach its steady state. Prints a Markdown table
 // and writes the same as JSON to bench/results/latest.json. Exits 1 when any answer was wrong.
 import { Client } from "@langchain/langgraph-sdk";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { ErrorTally, type Row, type Target } from "./bench-target.js";
-import { inProcessInvokeTimes } from "./in-process-floor.js";
+import { openInProcessEcho, type InProcessEcho } from "./in-process-floor.js";
 import { storeItems, threadsWithMetadata, type DataCounts } from "./measure-data.js";
-import { concurrentWaits, customStream, pickups, sequentialChain, sequentialEcho, warmUp, type RunCounts } from "./measure-runs.js";
+import { concurrentWaits, customStream, pickups, sequentialChain, sequentialEcho, warmUp, warmUpInProcess, type RunCounts } from "./measure-runs.js";
 import { errorSummary, markdownTable, resultJson } from "./report.js";
 import { startGantryForBench, startHttpFloorForBench, startReferenceForBench, type BenchServer } from "./start-server.js";
-import { percentile } from "./stats.js";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const CONCURRENCY = 32;
@@ -49,6 +48,7 @@ async function main(): Promise<number> {
   const errors = new ErrorTally();
   const rows: Row[] = [];
   const servers: BenchServer[] = [];
+  let inProcess: InProcessEcho | undefined;
   const step = (name: string) => process.stderr.write(`[${Math.round((performance.now() - started) / 1000)} s] ${name}\n`);
   try {
     step("starting gantry, the reference server and the HTTP floor");
@@ -59,20 +59,21 @@ async function main(): Promise<number> {
       { name: "reference", client: client(reference), server: reference },
     ];
     const floorClient = client(floor);
-    step(`warm-up: ${WARMUP_SECONDS} s of runs.wait on each server`);
+    inProcess = openInProcessEcho();
+    step(`warm-up: ${WARMUP_SECONDS} s of runs.wait on each server, and of in-process graph.invoke`);
     await warmUp(targets, WARMUP_SECONDS, errors);
-    step("sequential runs.wait, echo (and the HTTP floor)");
-    rows.push(...(await sequentialEcho(targets, runCounts, errors, floorClient)));
-    step("sequential runs.wait, ten-node chain");
-    rows.push(...(await sequentialChain(targets, runCounts, errors)));
-    step("in-process graph.invoke");
-    const invoke = percentile(await inProcessInvokeTimes(SEQUENTIAL, errors, WARMUP_SECONDS), 50);
-    const waitP50 = rows[0]!;
+    await warmUpInProcess(inProcess, WARMUP_SECONDS, errors);
+    step("sequential runs.wait, echo (and the HTTP floor and in-process graph.invoke, in the same rounds)");
+    const echo = await sequentialEcho(targets, runCounts, errors, floorClient, inProcess);
+    const waitP50 = echo.rows[0]!;
     rows.push(
-      { metric: "in-process graph.invoke p50, echo, Gantry's SQLite checkpointer", unit: "ms", better: "lower", floor: invoke, samples: { floor: SEQUENTIAL } },
-      { metric: "Gantry sequential runs.wait p50 minus in-process invoke p50", unit: "ms", better: "lower", gantry: waitP50.gantry! - invoke, goal: { atMost: 2 } },
+      ...echo.rows,
+      { metric: "in-process graph.invoke p50, echo, Gantry's SQLite checkpointer", unit: "ms", better: "lower", floor: echo.invokeP50, samples: { floor: echo.invokeSamples } },
+      { metric: "Gantry sequential runs.wait p50 minus in-process invoke p50", unit: "ms", better: "lower", gantry: waitP50.gantry! - echo.invokeP50, goal: { atMost: 2 } },
       { metric: "  of which the bare-HTTP round trip (floor p50)", unit: "ms", better: "lower", floor: waitP50.floor },
     );
+    step("sequential runs.wait, ten-node chain");
+    rows.push(...(await sequentialChain(targets, runCounts, errors)));
     step("concurrent stateless runs.wait (and the HTTP floor)");
     rows.push(...(await concurrentWaits([...targets, { name: "floor", client: floorClient }], runCounts, errors)));
     step("background pickup and join");
@@ -85,7 +86,7 @@ async function main(): Promise<number> {
     rows.push(...(await storeItems(targets, dataCounts, errors)));
   } finally {
     clearInterval(loadTimer);
-    await Promise.all(servers.map((server) => server.stop()));
+    await Promise.all([...servers.map((server) => server.stop()), inProcess?.close()]);
   }
   load.push(loadavg()[0]!);
   const seconds = Math.round((performance.now() - started) / 1000);

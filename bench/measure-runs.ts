@@ -3,6 +3,7 @@
 // join, and SSE custom-event throughput. Every answer is checked; wrong ones go to the tally.
 import type { Client } from "@langchain/langgraph-sdk";
 import { alternate, describeError, type ErrorTally, type Row, type Target, type TargetName } from "./bench-target.js";
+import type { InProcessEcho } from "./in-process-floor.js";
 import { loadFor, percentile } from "./stats.js";
 
 export interface RunCounts {
@@ -18,37 +19,79 @@ export interface RunCounts {
 
 const ROUNDS = 5;
 
-/** With a floor client, the bare-HTTP floor answers the same sequential calls in the same rounds. */
-async function sequentialWaits(targets: Target[], counts: RunCounts, errors: ErrorTally, graph: "echo" | "chain", floor?: Client): Promise<Row[]> {
+/** A sequential caller: answers one message at a time and should echo it back. */
+interface Participant {
+  name: TargetName | "floor" | "invoke";
+  call(message: string): Promise<{ message?: string; steps?: number }>;
+}
+
+export interface SequentialEchoResult {
+  rows: Row[];
+  /** p50 of the in-process graph.invoke that took its turns in the same rounds. */
+  invokeP50: number;
+  invokeSamples: number;
+}
+
+/** The bare-HTTP floor and the in-process invoke, when given, take their turns in the same rounds. */
+async function sequentialWaits(
+  targets: Target[],
+  counts: RunCounts,
+  errors: ErrorTally,
+  graph: "echo" | "chain",
+  extras: { floor?: Client; invoke?: InProcessEcho } = {},
+): Promise<{ rows: Row[]; times: Record<string, number[]> }> {
   const metric = `sequential runs.wait, ${graph === "echo" ? "one-node echo" : "ten-node chain"}`;
-  const times: Record<string, number[]> = { gantry: [], reference: [], floor: [] };
-  const threads = new Map<string, string | null>([["floor", null]]);
-  for (const target of targets) threads.set(target.name, (await target.client.threads.create()).thread_id);
-  const all: Array<{ name: TargetName | "floor"; client: Client }> = floor ? [...targets, { name: "floor", client: floor }] : targets;
-  await alternate(all, ROUNDS, async (target, round) => {
-    const perRound = Math.ceil(counts.sequential[target.name === "floor" ? "gantry" : target.name] / ROUNDS);
+  const times: Record<string, number[]> = { gantry: [], reference: [], floor: [], invoke: [] };
+  const participants: Participant[] = [];
+  for (const target of targets) {
+    const threadId = (await target.client.threads.create()).thread_id;
+    participants.push({ name: target.name, call: (message) => target.client.runs.wait(threadId, graph, { input: { message, steps: 0 } }) as Promise<{ message?: string }> });
+  }
+  const { floor, invoke } = extras;
+  if (floor) participants.push({ name: "floor", call: (message) => floor.runs.wait(null, graph, { input: { message, steps: 0 } }) as Promise<{ message?: string }> });
+  if (invoke) participants.push({ name: "invoke", call: (message) => invoke.invoke(message) });
+  await alternate(participants, ROUNDS, async (participant, round) => {
+    const perRound = Math.ceil(counts.sequential[participant.name === "reference" ? "reference" : "gantry"] / ROUNDS);
     for (let i = 0; i < perRound; i++) {
-      const message = target.name === "floor" ? "floor" : `m${round}-${i}`;
+      const message = participant.name === "floor" ? "floor" : `m${round}-${i}`;
       const t0 = performance.now();
       try {
-        const out = (await target.client.runs.wait(threads.get(target.name)!, graph, { input: { message, steps: 0 } })) as { message?: string; steps?: number };
-        times[target.name]!.push(performance.now() - t0);
-        if (out.message !== message || (graph === "chain" && target.name !== "floor" && out.steps !== 10)) errors.add(target.name, metric, `unexpected output ${JSON.stringify(out).slice(0, 100)}`);
+        const out = await participant.call(message);
+        times[participant.name]!.push(performance.now() - t0);
+        const chainDone = graph !== "chain" || participant.name === "floor" || out.steps === 10;
+        if (out.message !== message || !chainDone) errors.add(participant.name, metric, `unexpected output ${JSON.stringify(out).slice(0, 100)}`);
       } catch (error) {
-        errors.add(target.name, metric, describeError(error));
+        errors.add(participant.name, metric, describeError(error));
       }
     }
   });
-  return [50, 95, 99].map((p) => ({
+  const rows = [50, 95, 99].map((p) => ({
     metric: `${metric} p${p}`,
     unit: "ms",
-    better: "lower",
+    better: "lower" as const,
     gantry: percentile(times.gantry!, p),
     reference: percentile(times.reference!, p),
     ...(floor ? { floor: percentile(times.floor!, p) } : {}),
     ...(p === 50 ? { goal: { ratio: 1 / 3 } } : {}),
     samples: { gantry: times.gantry!.length, reference: times.reference!.length, ...(floor ? { floor: times.floor!.length } : {}) },
   }));
+  return { rows, times };
+}
+
+export async function sequentialEcho(targets: Target[], counts: RunCounts, errors: ErrorTally, floor: Client, invoke: InProcessEcho): Promise<SequentialEchoResult> {
+  const { rows, times } = await sequentialWaits(targets, counts, errors, "echo", { floor, invoke });
+  return { rows, invokeP50: percentile(times.invoke!, 50), invokeSamples: times.invoke!.length };
+}
+
+export const sequentialChain = async (targets: Target[], counts: RunCounts, errors: ErrorTally) => (await sequentialWaits(targets, counts, errors, "chain")).rows;
+
+/** The in-process invoke gets the servers' warm-up time too, on its own: it serves nothing else. */
+export async function warmUpInProcess(invoke: InProcessEcho, seconds: number, errors: ErrorTally): Promise<void> {
+  const until = performance.now() + seconds * 1000;
+  for (let n = 0; performance.now() < until; n++) {
+    const out = await invoke.invoke(`warm${n}`);
+    if (out.message !== `warm${n}`) errors.add("invoke", "warm-up", `unexpected output ${JSON.stringify(out).slice(0, 100)}`);
+  }
 }
 
 /**
@@ -75,9 +118,6 @@ export async function warmUp(targets: Target[], seconds: number, errors: ErrorTa
     });
   }
 }
-
-export const sequentialEcho = (targets: Target[], counts: RunCounts, errors: ErrorTally, floor: Client) => sequentialWaits(targets, counts, errors, "echo", floor);
-export const sequentialChain = (targets: Target[], counts: RunCounts, errors: ErrorTally) => sequentialWaits(targets, counts, errors, "chain");
 
 /** 32 clients doing stateless runs.wait against each server and against the bare-HTTP floor. */
 export async function concurrentWaits(targets: Array<{ name: TargetName | "floor"; client: Client }>, counts: RunCounts, errors: ErrorTally): Promise<Row[]> {
