@@ -2,7 +2,6 @@
 // Returns a Hono app; starting a socket is the CLI's job.
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { requestId } from "hono/request-id";
 import type { ServerConfig } from "../config/server-config.js";
 import type { AssistantService } from "../domain/assistants.js";
 import type { CronService } from "../domain/crons.js";
@@ -18,6 +17,8 @@ import type { AppEnv } from "./app-env.js";
 import type { AuthenticateHook, AuthHooks } from "../auth/load-auth.js";
 import { authMiddleware, OPEN_PATHS } from "./auth-middleware.js";
 import { corsMiddleware } from "./cors.js";
+import { requestHeader } from "./node-request.js";
+import { requestIdMiddleware } from "./request-id.js";
 import { openApiSecurity } from "./openapi.js";
 import { errorHandler } from "./errors.js";
 import { createMetrics, type MetricsSource } from "./metrics.js";
@@ -64,7 +65,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   const metrics = createMetrics(deps.metricsSources);
   const api = new Hono<AppEnv>();
 
-  api.use(requestId());
+  api.use(requestIdMiddleware());
   api.use(async (c, next) => {
     const started = performance.now();
     await next();
@@ -80,8 +81,8 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   // (node-request.ts); only a chunked body, whose size shows once read, goes through hono's
   // bodyLimit, which reads it into memory. Without either header an HTTP/1.1 request has no body.
   api.use(async (c, next) => {
-    if (c.req.header("transfer-encoding")) return limitChunkedBody(c, next);
-    const length = c.req.header("content-length");
+    if (requestHeader(c, "transfer-encoding")) return limitChunkedBody(c, next);
+    const length = requestHeader(c, "content-length");
     return length !== undefined && Number(length) > config.maxBodyBytes ? tooLarge(c) : next();
   });
   // The user's routes are open unless http.enable_custom_route_auth says otherwise (as on the platform).

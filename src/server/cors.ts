@@ -4,6 +4,7 @@
 // body, which cost more than the rest of a small request.
 import type { MiddlewareHandler } from "hono";
 import type { HttpConfig } from "../config/langgraph-config.js";
+import { requestHeader } from "./node-request.js";
 
 const ALWAYS_EXPOSED = ["Content-Location", "Location", "X-Pagination-Next", "X-Pagination-Total"];
 const DEFAULT_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
@@ -36,12 +37,12 @@ export function corsMiddleware(http: HttpConfig, allowOrigins: string[]): Middle
   };
 
   return async (c, next) => {
-    const origin = c.req.header("origin") ?? "";
+    const origin = requestHeader(c, "origin") ?? "";
     if (c.req.method === "OPTIONS") {
       const headers = new Headers(common(origin));
       headers.set("Access-Control-Allow-Methods", methods);
       if (settings.max_age !== undefined) headers.set("Access-Control-Max-Age", String(settings.max_age));
-      const requested = allowedHeaders ?? c.req.header("access-control-request-headers")?.split(",").map((h) => h.trim()).join(",");
+      const requested = allowedHeaders ?? requestHeader(c, "access-control-request-headers")?.split(",").map((h) => h.trim()).join(",");
       if (requested) {
         headers.set("Access-Control-Allow-Headers", requested);
         headers.append("Vary", "Access-Control-Request-Headers");

@@ -1,8 +1,9 @@
-// The request body and the client's departure, read from what @hono/node-server hands every request
-// (its IncomingMessage and ServerResponse) instead of from hono's Request. Asking that Request for
-// its body or its signal makes the adapter build a full fetch Request first (URL, Headers, a web
-// stream over the socket), which cost more than everything else HTTP does for a small JSON call.
-// Outside Node (app.request() in tests, another runtime) the fetch Request is all there is.
+// The request's headers and body and the client's departure, read from what @hono/node-server hands
+// every request (its IncomingMessage and ServerResponse) instead of from hono's Request. Asking that
+// Request for its body or its signal makes the adapter build a full fetch Request first (URL,
+// Headers, a web stream over the socket), which cost more than everything else HTTP does for a
+// small JSON call; asking it for one header builds a fetch Headers of all of them. Outside Node
+// (app.request() in tests, another runtime) the fetch Request is all there is.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "hono";
 import { GantryError } from "../errors.js";
@@ -17,6 +18,25 @@ function nodeBindings(c: Context): NodeBindings | undefined {
   return env?.incoming && env.outgoing ? (env as NodeBindings) : undefined;
 }
 
+/** One request header (any case), as a fetch Headers would give it. */
+export function requestHeader(c: Context, name: string): string | undefined {
+  const node = nodeBindings(c);
+  if (!node) return c.req.header(name);
+  const value = node.incoming.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+/** Every request header, by lower-case name; repeated ones joined as a fetch Headers joins them. */
+export function requestHeaders(c: Context): Record<string, string> {
+  const node = nodeBindings(c);
+  if (!node) return Object.fromEntries(c.req.raw.headers.entries());
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(node.incoming.headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
 /**
  * The body as text. The size limit is the body-limit middleware's: a declared Content-Length was
  * checked against it, and a chunked body was read (and replaced) by it, so the socket is only read
@@ -26,6 +46,9 @@ export function readBodyText(c: Context): Promise<string> {
   const node = nodeBindings(c);
   if (!node || node.incoming.readableDidRead) return c.req.text();
   const { incoming } = node;
+  // A small body usually arrives with the headers: by now Node has parsed all of it into the
+  // stream's buffer, and reading it there saves the event hops of reading it as a stream.
+  if (incoming.complete) return Promise.resolve(drain(incoming));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -47,6 +70,12 @@ export function readBodyText(c: Context): Promise<string> {
     };
     incoming.on("data", onData).once("end", onEnd).once("error", onGone).once("close", onGone);
   });
+}
+
+function drain(incoming: IncomingMessage): string {
+  const chunks: Buffer[] = [];
+  for (let chunk = incoming.read() as Buffer | null; chunk !== null; chunk = incoming.read() as Buffer | null) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**

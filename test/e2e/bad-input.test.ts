@@ -2,6 +2,7 @@
 // each answer is a deterministic 4xx (never a 500, which the SDK would retry) with a JSON
 // `{detail}` that says what is wrong and where, and a refused request writes nothing.
 import { randomUUID } from "node:crypto";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { GRAPHS_CONFIG } from "./fixture-paths.js";
@@ -123,6 +124,36 @@ describe("request bodies", () => {
     const refused = await postChunked({ metadata: { padding: "x".repeat(BODY_LIMIT_BYTES * 2) } });
     expect(refused.status).toBe(413);
     expect(refused.json.detail).toContain("HTTP_MAX_REQUEST_BODY_BYTES");
+  });
+
+  // Most bodies arrive with their headers and are read from what Node has already parsed; one that
+  // is still on its way is read as it comes, and one the client abandons ends the request quietly.
+  it("reads a declared-length body that arrives in two parts, and outlives a client that leaves mid-body", async () => {
+    const { host, hostname, port } = new URL(server.url);
+    const text = JSON.stringify({ metadata: { sent: "in two parts" } });
+    const head = `POST /threads HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n`;
+    const exchange = (parts: string[], leave: boolean) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ""));
+        let answer = "";
+        socket.on("data", (data) => (answer += data.toString()));
+        socket.on("close", () => resolve(answer));
+        socket.on("error", reject);
+        socket.once("connect", async () => {
+          for (const part of parts) {
+            socket.write(part);
+            await new Promise((wait) => setTimeout(wait, 100));
+          }
+          if (leave) socket.destroy();
+        });
+      });
+
+    const answer = await exchange([head + text.slice(0, 10), text.slice(10)], false);
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).metadata).toEqual({ sent: "in two parts" });
+
+    await exchange([head + text.slice(0, 10)], true);
+    expect((await send("GET", "/ok")).status).toBe(200);
   });
 
   it.each(LIMITED_ROUTES.flatMap((route) => [0, 1001, -1].map((limit) => ({ ...route, limit }))))(

@@ -7,6 +7,7 @@ import type { Storage } from "../../storage/ports.js";
 import type { Run } from "../../storage/records.js";
 import { accessOf, type AppEnv } from "../app-env.js";
 import { keepAliveJson } from "../keepalive-json.js";
+import { requestHeaders } from "../node-request.js";
 import { project } from "../paging.js";
 import { route, type RouteSpec } from "../route.js";
 import { runEvents, runOutput } from "../run-output.js";
@@ -41,9 +42,8 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
   const joinPath = (run: Run, stateless: boolean) =>
     stateless ? `/runs/${run.run_id}/stream` : `/threads/${run.thread_id}/runs/${run.run_id}/stream`;
 
-  const headersOf = (c: Context<AppEnv>) => Object.fromEntries(c.req.raw.headers.entries());
 
-  const create = (c: Context<AppEnv>, threadId: string | null, body: RunCreate) => runs.create(threadId, body, { headers: headersOf(c) }, accessOf(c));
+  const create = (c: Context<AppEnv>, threadId: string | null, body: RunCreate) => runs.create(threadId, body, { headers: requestHeaders(c) }, accessOf(c));
 
   const stream = (c: Context<AppEnv>, run: Run, options: { stateless: boolean; after?: string; modes?: string[]; cancelOnDisconnect: boolean }) => {
     const prefix = deps.prefix;

@@ -1,0 +1,19 @@
+// X-Request-Id: the client's own when it sent a sensible one, otherwise a fresh UUID; echoed on the
+// answer and put in the context for the logs. Read from Node's parsed headers (node-request.ts).
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./app-env.js";
+import { requestHeader } from "./node-request.js";
+
+const HEADER = "X-Request-Id";
+const MAX_LENGTH = 255;
+const UNSAFE = /[^\w\-=]/;
+
+export function requestIdMiddleware(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const sent = requestHeader(c, HEADER);
+    const id = sent && sent.length <= MAX_LENGTH && !UNSAFE.test(sent) ? sent : crypto.randomUUID();
+    c.set("requestId", id);
+    c.header(HEADER, id);
+    await next();
+  };
+}
