@@ -18,6 +18,7 @@ import type { Storage } from "../storage/ports.js";
 import type { Json, JsonObject } from "../storage/records.js";
 import type { CancelAction, ClaimedRun, RunOutcome } from "../storage/run-ports.js";
 import { newId } from "../ids.js";
+import { eitherSignal } from "./either-signal.js";
 import { webhookPayload } from "../webhooks/payload.js";
 
 export interface ExecutionContext {
@@ -72,7 +73,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new RunTimeoutError(ctx.timeoutMs / 1000)), ctx.timeoutMs);
   timer.unref();
-  const signal = AbortSignal.any([ctx.signal, timeout.signal]);
+  const { signal, dispose: stopListening } = eitherSignal(ctx.signal, timeout.signal);
 
   let outcome: RunOutcome;
   let handedOff = false;
@@ -144,6 +145,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     if (action) runLog.info("run cancelled", { action });
   } finally {
     clearTimeout(timer);
+    stopListening();
   }
   if (handedOff) {
     // The log stays open: readers keep waiting, and the next attempt continues it.
