@@ -50,6 +50,30 @@ export async function alternate<T extends { name: string }>(targets: T[], rounds
   }
 }
 
+/**
+ * Sequential calls in alternating rounds, each timed into its target's `times`; a call that throws
+ * is tallied, not timed. `call` checks the answer itself.
+ */
+export async function timedRounds<T extends { name: string; times: number[] }>(
+  targets: T[],
+  rounds: number,
+  perRound: number,
+  errors: ErrorTally,
+  call: (target: T, message: string) => Promise<void>,
+): Promise<void> {
+  await alternate(targets, rounds, async (target, round) => {
+    for (let i = 0; i < perRound; i++) {
+      const t0 = performance.now();
+      try {
+        await call(target, `m${round}-${i}`);
+        target.times.push(performance.now() - t0);
+      } catch (error) {
+        errors.add(target.name, "runs.wait", describeError(error));
+      }
+    }
+  });
+}
+
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message.slice(0, 200) : String(error).slice(0, 200);
 }

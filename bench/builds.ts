@@ -7,7 +7,7 @@
 // checked; a wrong one fails the command.
 import { Client } from "@langchain/langgraph-sdk";
 import { resolve } from "node:path";
-import { alternate, describeError, ErrorTally } from "./bench-target.js";
+import { ErrorTally, timedRounds } from "./bench-target.js";
 import { startGantryForBench, type BenchServer } from "./start-server.js";
 import { percentile } from "./stats.js";
 
@@ -43,17 +43,7 @@ async function main(): Promise<number> {
       for (let n = 0; performance.now() < until; n++) await wait(build, `warm${n}`);
     }
     process.stderr.write(`${ROUNDS} rounds of ${PER_ROUND} sequential waits per build\n`);
-    await alternate(builds, ROUNDS, async (build, round) => {
-      for (let i = 0; i < PER_ROUND; i++) {
-        const t0 = performance.now();
-        try {
-          await wait(build, `m${round}-${i}`);
-          build.times.push(performance.now() - t0);
-        } catch (error) {
-          errors.add(build.name, "runs.wait", describeError(error));
-        }
-      }
-    });
+    await timedRounds(builds, ROUNDS, PER_ROUND, errors, wait);
     console.log("\nsequential runs.wait, one-node echo, ms (side by side, alternating rounds)\n");
     console.log("| build | p50 | p90 | p99 | samples |\n|---|--:|--:|--:|--:|");
     for (const build of builds) {

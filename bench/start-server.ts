@@ -168,10 +168,16 @@ export async function startReferenceForBench(): Promise<BenchServer> {
 }
 
 /** A bare node:http server answering every request with the same JSON: the HTTP floor. */
-export async function startHttpFloorForBench(): Promise<BenchServer> {
+export const startHttpFloorForBench = () => startScript("http floor", "bench/http-floor-server.ts");
+
+/** node:http plus graph.invoke and nothing else (bare-graph-server.ts): the least runs.wait can cost. */
+export const startBareGraphServerForBench = () => startScript("bare graph server", "bench/bare-graph-server.ts");
+
+/** A server script of bench/ that prints `{"msg":"listening","url":…}` once it listens. */
+function startScript(name: string, file: string): Promise<BenchServer> {
   return spawnServer({
-    name: "http floor",
-    args: ["--import", "tsx", join(ROOT, "bench/http-floor-server.ts")],
+    name,
+    args: ["--import", "tsx", join(ROOT, file)],
     env: process.env,
     readyUrl: (line) => jsonField(line, /"listening"/, "url"),
   });
