@@ -42,7 +42,6 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
   const joinPath = (run: Run, stateless: boolean) =>
     stateless ? `/runs/${run.run_id}/stream` : `/threads/${run.thread_id}/runs/${run.run_id}/stream`;
 
-
   const create = (c: Context<AppEnv>, threadId: string | null, body: RunCreate) => runs.create(threadId, body, { headers: requestHeaders(c) }, accessOf(c));
 
   const stream = (c: Context<AppEnv>, run: Run, options: { stateless: boolean; after?: string; modes?: string[]; cancelOnDisconnect: boolean }) => {
