@@ -38,6 +38,9 @@ export function corsMiddleware(http: HttpConfig, allowOrigins: string[]): Middle
 
   return async (c, next) => {
     const origin = requestHeader(c, "origin") ?? "";
+    // Only browsers read CORS headers, and they send Origin on every cross-origin request: a request
+    // without one (the SDKs from a server, curl) gets none, as on the platform.
+    if (!origin && c.req.method !== "OPTIONS") return next();
     if (c.req.method === "OPTIONS") {
       const headers = new Headers(common(origin));
       headers.set("Access-Control-Allow-Methods", methods);

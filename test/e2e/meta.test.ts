@@ -145,6 +145,13 @@ describe("CORS", () => {
     for (const header of SDK_HEADERS) expect(exposed).toContain(header.toLowerCase());
   });
 
+  it("adds no CORS headers to a request without Origin, as the platform does", async () => {
+    const response = await request(server.url, "POST", "/threads/search", { body: {} });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("access-control-allow-origin")).toBeNull();
+    expect(response.headers.get("access-control-expose-headers")).toBeNull();
+  });
+
   it("puts the same headers on the responses of the user's http.app and on 404s", async () => {
     for (const path of ["/custom/hello", "/no/such/route"]) {
       const response = await request(server.url, "GET", path, { headers: { Origin: "https://studio.example" } });
