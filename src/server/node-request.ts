@@ -46,9 +46,6 @@ export function readBodyText(c: Context): Promise<string> {
   const node = nodeBindings(c);
   if (!node || node.incoming.readableDidRead) return c.req.text();
   const { incoming } = node;
-  // A small body usually arrives with the headers: by now Node has parsed all of it into the
-  // stream's buffer, and reading it there saves the event hops of reading it as a stream.
-  if (incoming.complete) return Promise.resolve(drain(incoming));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -70,12 +67,6 @@ export function readBodyText(c: Context): Promise<string> {
     };
     incoming.on("data", onData).once("end", onEnd).once("error", onGone).once("close", onGone);
   });
-}
-
-function drain(incoming: IncomingMessage): string {
-  const chunks: Buffer[] = [];
-  for (let chunk = incoming.read() as Buffer | null; chunk !== null; chunk = incoming.read() as Buffer | null) chunks.push(chunk);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**
