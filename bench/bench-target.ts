@@ -50,6 +50,14 @@ export async function alternate<T extends { name: string }>(targets: T[], rounds
   }
 }
 
+/** Sequential calls to each target in turn, for `seconds` each, untimed; `call` checks the answer. */
+export async function warmUpEach<T>(targets: T[], seconds: number, call: (target: T, message: string) => Promise<void>): Promise<void> {
+  for (const target of targets) {
+    const until = performance.now() + seconds * 1000;
+    for (let n = 0; performance.now() < until; n++) await call(target, `warm${n}`);
+  }
+}
+
 /**
  * Sequential calls in alternating rounds, each timed into its target's `times`; a call that throws
  * is tallied, not timed. `call` checks the answer itself.

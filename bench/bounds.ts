@@ -5,7 +5,7 @@
 // minus the bare server is what durable runs cost (run records, queue, event log, validation); the
 // bare server minus invoke is what HTTP and the machine add to any server. Every answer is checked.
 import { Client } from "@langchain/langgraph-sdk";
-import { ErrorTally, timedRounds } from "./bench-target.js";
+import { ErrorTally, timedRounds, warmUpEach } from "./bench-target.js";
 import { openInProcessEcho } from "./in-process-floor.js";
 import { startBareGraphServerForBench, startGantryForBench, startHttpFloorForBench, type BenchServer } from "./start-server.js";
 import { percentile } from "./stats.js";
@@ -47,10 +47,7 @@ async function main(): Promise<number> {
       if (out.message !== expected(caller, message)) errors.add(caller.name, "runs.wait", `unexpected output ${JSON.stringify(out).slice(0, 100)}`);
     };
     process.stderr.write(`warm-up: ${WARMUP_SECONDS} s of sequential calls on each\n`);
-    for (const caller of callers) {
-      const until = performance.now() + WARMUP_SECONDS * 1000;
-      for (let n = 0; performance.now() < until; n++) await once(caller, `warm${n}`);
-    }
+    await warmUpEach(callers, WARMUP_SECONDS, once);
     process.stderr.write(`${ROUNDS} rounds of ${PER_ROUND} sequential calls each\n`);
     await timedRounds(callers, ROUNDS, PER_ROUND, errors, once);
     const p50 = (name: string) => percentile(callers.find((c) => c.name === name)!.times, 50);

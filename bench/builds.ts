@@ -7,7 +7,7 @@
 // checked; a wrong one fails the command.
 import { Client } from "@langchain/langgraph-sdk";
 import { resolve } from "node:path";
-import { ErrorTally, timedRounds } from "./bench-target.js";
+import { ErrorTally, timedRounds, warmUpEach } from "./bench-target.js";
 import { startGantryForBench, type BenchServer } from "./start-server.js";
 import { percentile } from "./stats.js";
 
@@ -38,10 +38,7 @@ async function main(): Promise<number> {
       if (out.message !== message) errors.add(build.name, "runs.wait", `unexpected output ${JSON.stringify(out).slice(0, 100)}`);
     };
     process.stderr.write(`warm-up: ${WARMUP_SECONDS} s of runs.wait on each build\n`);
-    for (const build of builds) {
-      const until = performance.now() + WARMUP_SECONDS * 1000;
-      for (let n = 0; performance.now() < until; n++) await wait(build, `warm${n}`);
-    }
+    await warmUpEach(builds, WARMUP_SECONDS, wait);
     process.stderr.write(`${ROUNDS} rounds of ${PER_ROUND} sequential waits per build\n`);
     await timedRounds(builds, ROUNDS, PER_ROUND, errors, wait);
     console.log("\nsequential runs.wait, one-node echo, ms (side by side, alternating rounds)\n");

@@ -2,9 +2,10 @@
 // the JS reference server (in memory), both on the graphs of bench/langgraph.json, driven by the
 // official SDK over HTTP in one run. Each metric alternates between the servers in rounds so
 // machine noise falls on both; two floors (bare node:http under the same load, in-process
-// graph.invoke with Gantry's checkpointer) take their turns in the same rounds, after a warm-up that
-// gives every server (and the in-process floor) the same time to reach its steady state. Prints a Markdown table
-// and writes the same as JSON to bench/results/latest.json. Exits 1 when any answer was wrong.
+// graph.invoke with Gantry's checkpointer) take their turns in the same rounds, after a warm-up
+// that gives every server (and the in-process floor) the same time to reach its steady state.
+// Prints a Markdown table and writes the same as JSON to bench/results/latest.json. Exits 1 when
+// any answer was wrong.
 import { Client } from "@langchain/langgraph-sdk";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";

@@ -2,7 +2,7 @@
 // stateless throughput (with the bare-HTTP floor under the same load), background pickup and
 // join, and SSE custom-event throughput. Every answer is checked; wrong ones go to the tally.
 import type { Client } from "@langchain/langgraph-sdk";
-import { alternate, describeError, type ErrorTally, type Row, type Target, type TargetName } from "./bench-target.js";
+import { alternate, describeError, warmUpEach, type ErrorTally, type Row, type Target, type TargetName } from "./bench-target.js";
 import type { InProcessEcho } from "./in-process-floor.js";
 import { loadFor, percentile } from "./stats.js";
 
@@ -93,11 +93,10 @@ export const sequentialChain = async (targets: Target[], counts: RunCounts, erro
 
 /** The in-process invoke gets the servers' warm-up time too, on its own: it serves nothing else. */
 export async function warmUpInProcess(invoke: InProcessEcho, seconds: number, errors: ErrorTally): Promise<void> {
-  const until = performance.now() + seconds * 1000;
-  for (let n = 0; performance.now() < until; n++) {
-    const out = await invoke.invoke(`warm${n}`);
-    if (out.message !== `warm${n}`) errors.add("invoke", "warm-up", `unexpected output ${JSON.stringify(out).slice(0, 100)}`);
-  }
+  await warmUpEach([invoke], seconds, async (_, message) => {
+    const out = await invoke.invoke(message);
+    if (out.message !== message) errors.add("invoke", "warm-up", `unexpected output ${JSON.stringify(out).slice(0, 100)}`);
+  });
 }
 
 /**
