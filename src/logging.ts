@@ -21,18 +21,19 @@ export interface LoggerOptions {
 }
 
 export function createLogger(options: LoggerOptions, bound: LogFields = {}): Logger {
-  const write = options.write ?? writeToStdout;
+  const format = (time: Date, level: LogLevel, msg: string, all: LogFields) => {
+    if (options.json) return JSON.stringify({ time: time.toISOString(), level, msg, ...serializable(all) });
+    const extras = Object.entries(serializable(all))
+      .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join(" ");
+    return `${time.toISOString().slice(11, 23)} ${level.padEnd(5)} ${msg}${extras ? " " + extras : ""}`;
+  };
   const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
     if (RANK[level] < RANK[options.level]) return;
+    const time = new Date();
     const all = { ...bound, ...fields };
-    if (options.json) {
-      write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...serializable(all) }));
-    } else {
-      const extras = Object.entries(serializable(all))
-        .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
-        .join(" ");
-      write(`${new Date().toISOString().slice(11, 23)} ${level.padEnd(5)} ${msg}${extras ? " " + extras : ""}`);
-    }
+    if (options.write) options.write(format(time, level, msg, all));
+    else writeToStdout(() => format(time, level, msg, all));
   };
   return {
     debug: (m, f) => emit("debug", m, f),
@@ -44,24 +45,34 @@ export function createLogger(options: LoggerOptions, bound: LogFields = {}): Log
 }
 
 /**
- * Lines logged in one turn of the event loop leave as one write after that turn's work, so a
- * synchronous write to a pipe never sits between a run's outcome and the client's answer. Lines
- * still pending when the process exits are flushed then.
+ * Lines logged in one turn of the event loop are formatted and leave as one write after that turn's
+ * work, so neither the formatting nor a synchronous write to a pipe sits between a run's outcome and
+ * the client's answer. A line keeps the time it was logged at and the fields as they were passed
+ * (a shallow copy). Lines still pending when the process exits are flushed then.
  */
-let pending: string[] = [];
+let pending: Array<() => string> = [];
 let flushScheduled = false;
 let flushOnExit = false;
 
 function flushStdout(): void {
   flushScheduled = false;
   if (pending.length === 0) return;
-  const text = pending.join("");
+  const lines = pending;
   pending = [];
-  process.stdout.write(text);
+  process.stdout.write(lines.map((line) => formatted(line) + "\n").join(""));
 }
 
-function writeToStdout(line: string): void {
-  pending.push(line + "\n");
+/** A line that cannot be formatted (a circular field, say) is reported, not thrown from a timer. */
+function formatted(line: () => string): string {
+  try {
+    return line();
+  } catch (err) {
+    return JSON.stringify({ time: new Date().toISOString(), level: "error", msg: "a log line could not be formatted", error: String(err) });
+  }
+}
+
+function writeToStdout(line: () => string): void {
+  pending.push(line);
   if (flushScheduled) return;
   if (!flushOnExit) {
     flushOnExit = true;

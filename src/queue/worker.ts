@@ -233,7 +233,8 @@ export class Worker {
       .catch((err: unknown) => (isUnavailable(err) ? this.requeueAfterOutage(run, err) : this.deps.log.error("run execution failed unexpectedly", { run_id: run.run_id, err })))
       .finally(() => {
         this.active.delete(run.run_id);
-        this.wake();
+        // After this turn's work: the run's waiting client gets its answer before the queue is read.
+        setImmediate(() => this.wake());
       });
     this.active.set(run.run_id, entry);
   }
