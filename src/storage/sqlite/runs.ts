@@ -112,6 +112,8 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     const existing = thread ? parseJson<JsonObject>(thread.metadata) : undefined;
     if (options.graphId !== undefined && typeof existing?.graph_id === "string" && existing.graph_id !== options.graphId) return { kind: "wrong_graph", threadGraph: existing.graph_id };
     let metadata: JsonObject;
+    // Runs of the thread still pending or running before this one; none on a new thread.
+    let active: Array<{ run_id: string; status: string }> = [];
     if (!existing) {
       if (!options.createThread) return { kind: "thread_missing" };
       // The run's own metadata wins over graph_id/assistant_id on a new thread (spec §3.2).
@@ -121,7 +123,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
          VALUES (?, ?, ?, ?, ?, 'busy', '{}', NULL, '{}', NULL)`,
       ).run(run.thread_id, now, now, now, JSON.stringify(metadata));
     } else {
-      const active = inflight.all(run.thread_id) as Array<{ run_id: string; status: string }>;
+      active = inflight.all(run.thread_id) as Array<{ run_id: string; status: string }>;
       if (active.length > 0 && options.multitask === "reject") return { kind: "busy" };
       metadata = { ...existing, ...options.threadMetadata };
       const merged = JSON.stringify(metadata);
@@ -138,7 +140,9 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     }
     const seq = ((sql("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs").get() as { seq: number }).seq);
     const availableAt = run.available_at.toISOString();
-    const claimFor = options.claimFor && availableAt <= now && !threadHasRuns.get(run.thread_id) && !eligibleWaiting.get(now) ? options.claimFor : undefined;
+    // A thread with no run before this one has none now: the common case asks no more.
+    const threadBusy = active.length > 0 && threadHasRuns.get(run.thread_id) !== undefined;
+    const claimFor = options.claimFor && availableAt <= now && !threadBusy && !eligibleWaiting.get(now) ? options.claimFor : undefined;
     sql(
       `INSERT INTO runs (run_id, seq, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at,
                          attempt, lease_owner, lease_until)
@@ -197,17 +201,18 @@ export function sqliteRuns(db: Database.Database): RunRepo {
 
   const finish = db.transaction((runId: string, workerId: string, outcome: RunOutcome): boolean => {
     const now = new Date().toISOString();
-    const row = sql("SELECT thread_id FROM runs WHERE run_id = ? AND status = 'running' AND lease_owner = ?").get(runId, workerId) as
-      | { thread_id: string }
-      | undefined;
+    const held = "run_id = ? AND status = 'running' AND lease_owner = ?";
+    const row = (
+      outcome.delete_run
+        ? sql(`DELETE FROM runs WHERE ${held} RETURNING thread_id`).get(runId, workerId)
+        : sql(`UPDATE runs SET status = ?, lease_owner = NULL, lease_until = NULL, cancel_action = NULL, updated_at = ? WHERE ${held} RETURNING thread_id`).get(
+            outcome.status,
+            now,
+            runId,
+            workerId,
+          )
+    ) as { thread_id: string } | undefined;
     if (!row) return false;
-    if (outcome.delete_run) {
-      sql("DELETE FROM runs WHERE run_id = ?").run(runId);
-    } else {
-      sql(
-        "UPDATE runs SET status = ?, lease_owner = NULL, lease_until = NULL, cancel_action = NULL, updated_at = ? WHERE run_id = ?",
-      ).run(outcome.status, now, runId);
-    }
     if (outcome.webhook) insertWebhookDelivery(db, outcome.webhook, now);
     if (outcome.delete_thread) {
       sql("DELETE FROM threads WHERE thread_id = ?").run(row.thread_id);
