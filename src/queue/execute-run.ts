@@ -77,7 +77,6 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
 
   let outcome: RunOutcome;
   let handedOff = false;
-  const before = await storage.checkpoints.latestCheckpointId(threadId);
   try {
     await emit("metadata", { run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
     const graphId = kwargs.config.configurable.graph_id as string;
@@ -132,7 +131,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
       outcome = { status: "timeout", thread_status: "error", error, ...(await stateOf(storage, ctx, kwargs, threadId)) };
     } else if (action === "rollback") {
       await storage.checkpoints.fenceRun(run.run_id);
-      await storage.checkpoints.deleteAfter(threadId, before);
+      await storage.checkpoints.deleteRun(threadId, run.run_id);
       outcome = { status: "interrupted", thread_status: "idle", delete_run: true, ...(await stateOf(storage, ctx, kwargs, threadId)) };
     } else if (action === "interrupt") {
       outcome = { status: "interrupted", thread_status: "idle", ...(await stateOf(storage, ctx, kwargs, threadId)) };

@@ -10,10 +10,11 @@ export interface CheckpointStore {
   /** Copies every checkpoint and write of one thread to another (thread copy). */
   copyThread(fromThreadId: string, toThreadId: string): Promise<void>;
   /**
-   * Deletes the thread's checkpoints (and writes) newer than `checkpointId`, or all of them when it is
-   * null: rolling back a run restores the thread to the state before it.
+   * Deletes what a run wrote on the thread: its checkpoints (found by the run_id the saver records
+   * in their metadata) and every later one, in all namespaces, with their writes. Rolling back a
+   * run restores the thread to the state before it; a run that wrote nothing leaves it as it is.
    */
-  deleteAfter(threadId: string, checkpointId: string | null): Promise<void>;
+  deleteRun(threadId: string, runId: string): Promise<void>;
   /** Deletes the thread's checkpoints (and writes) older than `checkpointId`: pruning history. */
   deleteBefore(threadId: string, checkpointId: string): Promise<void>;
   /** The newest root checkpoint id of the thread, or null. */

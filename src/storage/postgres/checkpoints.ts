@@ -106,8 +106,8 @@ function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
     });
   }
 
-  /** Deletes checkpoints newer (">") or older ("<") than one, with their writes and orphaned blobs. */
-  async function deleteWhere(threadId: string, direction: ">" | "<", checkpointId: string): Promise<void> {
+  /** Deletes checkpoints from one on (">=") or older than it ("<"), with their writes and orphaned blobs. */
+  async function deleteWhere(threadId: string, direction: ">=" | "<", checkpointId: string): Promise<void> {
     await transaction(pool, async (client) => {
       await query(client, `DELETE FROM checkpoint_writes WHERE thread_id = $1 AND checkpoint_id ${direction} $2`, [threadId, checkpointId]);
       await query(client, `DELETE FROM checkpoints WHERE thread_id = $1 AND checkpoint_id ${direction} $2`, [threadId, checkpointId]);
@@ -154,9 +154,13 @@ function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
       });
     },
 
-    async deleteAfter(threadId, checkpointId) {
-      if (checkpointId === null) return deleteThread(threadId);
-      await deleteWhere(threadId, ">", checkpointId);
+    async deleteRun(threadId, runId) {
+      const { rows } = await query<{ id: string | null }>(
+        pool,
+        "SELECT MIN(checkpoint_id) AS id FROM checkpoints WHERE thread_id = $1 AND metadata ->> 'run_id' = $2",
+        [threadId, runId],
+      );
+      if (rows[0]?.id) await deleteWhere(threadId, ">=", rows[0].id);
     },
 
     async deleteBefore(threadId, checkpointId) {

@@ -38,9 +38,14 @@ export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
   const { saver, fence } = fencedSaver(new EagerSqliteSaver(db));
   const sql = statementCache(db);
 
-  const deleteAfter = db.transaction((threadId: string, checkpointId: string) => {
-    sql("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id > ?").run(threadId, checkpointId);
-    sql("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id > ?").run(threadId, checkpointId);
+  // The saver stores metadata as JSON text in a BLOB column; SQLite reads a BLOB as binary JSONB.
+  const deleteRun = db.transaction((threadId: string, runId: string) => {
+    const first = sql(
+      "SELECT MIN(checkpoint_id) AS id FROM checkpoints WHERE thread_id = ? AND json_extract(CAST(metadata AS TEXT), '$.run_id') = ?",
+    ).get(threadId, runId) as { id: string | null };
+    if (first.id === null) return;
+    sql("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id >= ?").run(threadId, first.id);
+    sql("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id >= ?").run(threadId, first.id);
   });
 
   const deleteBefore = db.transaction((threadId: string, checkpointId: string) => {
@@ -75,9 +80,8 @@ export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
     async copyThread(fromThreadId, toThreadId) {
       copyThread.immediate(fromThreadId, toThreadId);
     },
-    async deleteAfter(threadId, checkpointId) {
-      if (checkpointId === null) deleteThread.immediate(threadId);
-      else deleteAfter.immediate(threadId, checkpointId);
+    async deleteRun(threadId, runId) {
+      deleteRun.immediate(threadId, runId);
     },
     async deleteBefore(threadId, checkpointId) {
       deleteBefore.immediate(threadId, checkpointId);

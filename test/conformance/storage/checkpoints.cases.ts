@@ -1,6 +1,6 @@
 // CheckpointStore cases, driven by real LangGraph graphs checkpointing through the storage's saver:
-// the latest checkpoint id, copying a thread (checkpoints and pending writes), rolling a thread
-// back to a checkpoint or to nothing, and deleting a thread's checkpoints.
+// the latest checkpoint id, copying a thread (checkpoints and pending writes), rolling a run back
+// (to the state before it, or to nothing), and deleting a thread's checkpoints.
 import { Annotation, Command, END, interrupt, START, StateGraph } from "@langchain/langgraph";
 import { expect } from "vitest";
 import type { Storage } from "../../../src/storage/ports.js";
@@ -32,6 +32,7 @@ function askingGraph(storage: Storage) {
 }
 
 const on = (threadId: string) => ({ configurable: { thread_id: threadId } });
+const asRun = (threadId: string, runId: string) => ({ configurable: { thread_id: threadId, run_id: runId } });
 
 export function checkpointCases({ storage, test }: CaseContext): void {
   const store = () => storage().checkpoints;
@@ -42,14 +43,18 @@ export function checkpointCases({ storage, test }: CaseContext): void {
     return ids;
   }
 
-  /** A thread run twice through the counting graph, with what the first run left behind. */
+  /**
+   * A thread run twice through the counting graph, as two runs (the saver records each run's id on
+   * its checkpoints), with what the first run left behind.
+   */
   async function twoRuns() {
     const graph = countingGraph(storage());
     const threadId = newId();
-    await graph.invoke({ steps: ["input 1"] }, on(threadId));
+    const runIds = [newId(), newId()] as const;
+    await graph.invoke({ steps: ["input 1"] }, asRun(threadId, runIds[0]));
     const afterFirst = { checkpointId: await store().latestCheckpointId(threadId), values: (await graph.getState(on(threadId))).values, history: await history(graph, threadId) };
-    await graph.invoke({ steps: ["input 2"] }, on(threadId));
-    return { graph, threadId, afterFirst };
+    await graph.invoke({ steps: ["input 2"] }, asRun(threadId, runIds[1]));
+    return { graph, threadId, runIds, afterFirst };
   }
 
   test("finds the latest root checkpoint, the one the graph reads its state from", async () => {
@@ -94,25 +99,43 @@ export function checkpointCases({ storage, test }: CaseContext): void {
     expect((await graph.getState(on(threadId))).next).toEqual(["ask"]);
   });
 
-  test("rolls a thread back to a checkpoint, deleting what came after it", async () => {
-    const { graph, threadId, afterFirst } = await twoRuns();
-    await store().deleteAfter(threadId, afterFirst.checkpointId);
+  test("rolls a run back, deleting its checkpoints and leaving the state from before it", async () => {
+    const { graph, threadId, runIds, afterFirst } = await twoRuns();
+    await store().deleteRun(threadId, runIds[1]);
 
     expect((await graph.getState(on(threadId))).values).toEqual(afterFirst.values);
     expect(await history(graph, threadId)).toEqual(afterFirst.history);
     expect(await store().latestCheckpointId(threadId)).toBe(afterFirst.checkpointId);
 
-    await graph.invoke({ steps: ["input 2 again"] }, on(threadId));
+    await graph.invoke({ steps: ["input 2 again"] }, asRun(threadId, newId()));
     expect((await graph.getState(on(threadId))).values.steps).toEqual(["input 1", "first after 1", "second", "input 2 again", "first after 4", "second"]);
   });
 
-  test("rolls a thread back to before its first checkpoint, leaving it without state", async () => {
-    const { graph, threadId } = await twoRuns();
-    await store().deleteAfter(threadId, null);
+  test("rolls back a thread's first run, leaving it without state", async () => {
+    const { graph, threadId, runIds } = await twoRuns();
+    await store().deleteRun(threadId, runIds[0]);
 
     expect(await history(graph, threadId)).toEqual([]);
     expect(await store().latestCheckpointId(threadId)).toBeNull();
     expect((await graph.getState(on(threadId))).values).toEqual({});
+  });
+
+  test("rolls back an interrupted run with its pending writes, and leaves alone a run that wrote nothing", async () => {
+    const { graph, threadId, afterFirst } = await twoRuns();
+    const before = await history(graph, threadId);
+    await store().deleteRun(threadId, newId());
+    await store().deleteRun(newId(), afterFirst.checkpointId!);
+    expect(await history(graph, threadId)).toEqual(before);
+
+    const asking = askingGraph(storage());
+    const askingThread = newId();
+    const runId = newId();
+    await asking.invoke({ steps: [] }, asRun(askingThread, runId));
+    expect((await asking.getState(on(askingThread))).next).toEqual(["ask"]);
+    await store().deleteRun(askingThread, runId);
+    const state = await asking.getState(on(askingThread));
+    expect(state.next).toEqual([]);
+    expect(state.tasks).toEqual([]);
   });
 
   test("deletes a thread's checkpoints and pending writes, and no other thread's", async () => {
