@@ -4,7 +4,7 @@
 // response: one write on the socket instead of headers, body and end as separate stream chunks.
 import type { Context } from "hono";
 import type { AppEnv } from "./app-env.js";
-import { onClientGone } from "./node-request.js";
+import { onClientGone, setAnswerHeader } from "./node-request.js";
 
 export interface KeepAliveOptions {
   headers?: Record<string, string>;
@@ -18,7 +18,11 @@ export async function keepAliveJson(
   options: KeepAliveOptions,
 ): Promise<Response> {
   const intervalMs = options.intervalMs ?? 1000;
-  const headers = { "Content-Type": "application/json", ...options.headers };
+  const headers = { "Content-Type": "application/json" };
+  const answer = (body: string | ReadableStream<Uint8Array>) => {
+    for (const [name, value] of Object.entries(options.headers ?? {})) setAnswerHeader(c, name, value);
+    return c.body(body, 200, headers);
+  };
   const abort = new AbortController();
   let left = false;
   const leave = () => {
@@ -38,7 +42,7 @@ export async function keepAliveJson(
   const early = await Promise.race([text, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), intervalMs)))]);
   clearTimeout(timer);
   stopWatching();
-  if (early !== null) return c.body(early, 200, headers);
+  if (early !== null) return answer(early);
 
   const encoder = new TextEncoder();
   // Once the client has gone the stream is closed: a late result or tick must not write to it.
@@ -62,5 +66,5 @@ export async function keepAliveJson(
       leave();
     },
   });
-  return c.body(body, 200, headers);
+  return answer(body);
 }

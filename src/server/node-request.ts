@@ -2,8 +2,9 @@
 // every request (its IncomingMessage and ServerResponse) instead of from hono's Request. Asking that
 // Request for its body or its signal makes the adapter build a full fetch Request first (URL,
 // Headers, a web stream over the socket), which cost more than everything else HTTP does for a
-// small JSON call; asking it for one header builds a fetch Headers of all of them. Outside Node
-// (app.request() in tests, another runtime) the fetch Request is all there is.
+// small JSON call; asking it for one header builds a fetch Headers of all of them. Answer headers
+// go the same way (setAnswerHeader). Outside Node (app.request() in tests, another runtime) the
+// fetch Request and hono's context are all there is.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "hono";
 import { GantryError } from "../errors.js";
@@ -67,6 +68,19 @@ export function readBodyText(c: Context): Promise<string> {
     };
     incoming.on("data", onData).once("end", onEnd).once("error", onGone).once("close", onGone);
   });
+}
+
+/**
+ * Sets a header of the answer on Node's ServerResponse, where the adapter's writeHead merges it with
+ * the answer's own. hono's c.header() would make the answer carry a fetch Headers, and answers with
+ * one header (Content-Type) and no fetch Headers take the adapter's fast path: their headers go to
+ * writeHead as a plain object. Set it only once the answer is decided: an error answered after
+ * it would carry it too.
+ */
+export function setAnswerHeader(c: Context, name: string, value: string): void {
+  const node = nodeBindings(c);
+  if (node) node.outgoing.setHeader(name, value);
+  else c.header(name, value);
 }
 
 /**

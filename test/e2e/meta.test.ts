@@ -1,5 +1,5 @@
-// The routes around the API: health, info, the generated OpenAPI document and docs page, metrics,
-// CORS, and a user's own Hono app (`http.app`) served beside ours.
+// The routes around the API: health, info, request ids, the generated OpenAPI document and docs
+// page, metrics, CORS, and a user's own Hono app (`http.app`) served beside ours.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
@@ -58,6 +58,22 @@ describe("health and info", () => {
     const response = await request(server.url, "GET", "/info");
     expect(response.status).toBe(200);
     expect(response.json).toMatchObject({ version: PACKAGE_VERSION, flags: { assistants: true, threads: true } });
+  });
+});
+
+describe("request ids", () => {
+  it("echoes a sensible X-Request-Id on the answer, errors included, and makes one up otherwise", async () => {
+    const sent = await request(server.url, "GET", "/info", { headers: { "X-Request-Id": "req-42_a=b" } });
+    expect(sent.headers.get("x-request-id")).toBe("req-42_a=b");
+    expect(sent.headers.get("content-type")).toMatch(/^application\/json/);
+
+    const missing = await request(server.url, "GET", "/threads/not-a-uuid", { headers: { "X-Request-Id": "req-404" } });
+    expect(missing.status).toBe(422);
+    expect(missing.headers.get("x-request-id")).toBe("req-404");
+
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    expect((await request(server.url, "GET", "/info")).headers.get("x-request-id")).toMatch(uuid);
+    expect((await request(server.url, "GET", "/info", { headers: { "X-Request-Id": "has space" } })).headers.get("x-request-id")).toMatch(uuid);
   });
 });
 

@@ -7,7 +7,7 @@ import type { Storage } from "../../storage/ports.js";
 import type { Run } from "../../storage/records.js";
 import { accessOf, type AppEnv } from "../app-env.js";
 import { keepAliveJson } from "../keepalive-json.js";
-import { requestHeaders } from "../node-request.js";
+import { requestHeaders, setAnswerHeader } from "../node-request.js";
 import { project } from "../paging.js";
 import { route, type RouteSpec } from "../route.js";
 import { runEvents, runOutput } from "../run-output.js";
@@ -76,7 +76,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
   };
 
   const created = (c: Context<AppEnv>, run: Run, stateless: boolean) => {
-    c.header("Content-Location", deps.prefix + contentLocation(run, stateless));
+    setAnswerHeader(c, "Content-Location", deps.prefix + contentLocation(run, stateless));
     return c.json(run);
   };
 
