@@ -23,7 +23,7 @@ export function bestEffortWrites(events: RunEventLog, log: Logger): RunEventLog 
   return {
     open: (key, options) => guard("open", key, events.open(key, options), undefined),
     append: (key, event) => guard("append", key, events.append(key, event), ""),
-    end: (key) => guard("end", key, events.end(key), undefined),
+    end: (key, options) => guard("end", key, events.end(key, options), undefined),
     read: (key, options) => events.read(key, options),
     has: (key) => guard("has", key, events.has(key), false),
   };

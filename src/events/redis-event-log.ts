@@ -165,8 +165,8 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       }
     },
 
-    async end(key) {
-      await endScript(key, retentionMs, channel(key));
+    async end(key, endOptions) {
+      await endScript(key, Math.min(endOptions?.retainMs ?? retentionMs, retentionMs), channel(key));
     },
 
     read(key, { after, signal }) {

@@ -169,6 +169,23 @@ describe("memory run event log", () => {
     expect(await collect(log.read("r", { after: "-1" }))).toEqual([]);
   });
 
+  it("keeps a log ended with a shorter retention that long only, and never longer than its own", async () => {
+    const log = newLog();
+    await log.open("short", { resumable: true });
+    await log.open("long", { resumable: true });
+    const ids = await appendMany(log, "short", 2);
+    await appendMany(log, "long", 2);
+    await log.end("short", { retainMs: 10_000 });
+    await log.end("long", { retainMs: RETENTION_MS * 2 });
+    clock += 9_999;
+    expect((await collect(log.read("short", { after: "-1" }))).map((e) => e.id)).toEqual(ids);
+    clock += 1;
+    expect(await log.has("short")).toBe(false);
+    expect(await log.has("long")).toBe(true);
+    clock += RETENTION_MS - 10_000;
+    expect(await log.has("long")).toBe(false);
+  });
+
   it("drops a non-resumable log at end() while an attached reader still drains it", async () => {
     const log = newLog();
     await log.open("r", { resumable: false });

@@ -20,6 +20,14 @@ export interface OpenOptions {
   expiresWhenIdle?: boolean;
 }
 
+export interface EndOptions {
+  /**
+   * How long the ended log stays readable, at most the log's retention (RESUMABLE_STREAM_TTL_SECONDS),
+   * which is also the default. Readers attached when it goes drain it all the same.
+   */
+  retainMs?: number;
+}
+
 export interface ReadOptions {
   /** Exclusive: events strictly after this id. "-1" or "-" replay everything held; absent means live attach. */
   after?: string;
@@ -41,8 +49,8 @@ export interface RunEventLog {
   open(key: string, options: OpenOptions): Promise<void>;
   /** Appends and wakes the readers; returns the id. A key nobody opened is created as an idle-expiring resumable log. */
   append(key: string, event: RunEvent): Promise<string>;
-  /** Readers drain what is left, then end. Resumable logs stay readable for the retention time; others go at once. */
-  end(key: string): Promise<void>;
+  /** Readers drain what is left, then end. Resumable logs stay readable for their retention time; others go at once. */
+  end(key: string, options?: EndOptions): Promise<void>;
   /**
    * Yields until the log is ended and drained, or the signal aborts. An unknown key yields nothing.
    * A malformed `after` throws a GantryError("invalid") here, before any event is read.
@@ -64,6 +72,7 @@ export interface MemoryEventLogOptions {
 export const DEFAULT_MAX_EVENTS = 50_000;
 const FROM_START = new Set(["-1", "-"]);
 const ID_PATTERN = /^(\d{1,15})-(\d{1,15})$/;
+const SWEEP_MS = 1000;
 // Compacting the dropped prefix only once it is large keeps dropping amortised O(1).
 const COMPACT_AFTER = 1024;
 
@@ -84,6 +93,8 @@ interface Log {
   lastMs: number;
   lastSeq: number;
   endedAt: number | undefined;
+  /** Set when the log ends: how long it stays after that. */
+  retainMs: number;
   touchedAt: number;
   readers: Set<Cursor>;
   /** One promise shared by every waiting reader, settled on the next change. */
@@ -104,7 +115,7 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
   const logs = new Map<string, Log>();
 
   const expiresAt = (log: Log): number => {
-    if (log.endedAt !== undefined) return log.endedAt + retentionMs;
+    if (log.endedAt !== undefined) return log.endedAt + log.retainMs;
     if (log.expiresWhenIdle && log.readers.size === 0) return log.touchedAt + retentionMs;
     return Infinity;
   };
@@ -114,7 +125,9 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
     const time = now();
     for (const [key, log] of logs) if (expiresAt(log) <= time) logs.delete(key);
   };
-  const sweeper = setInterval(sweep, Math.max(retentionMs, 1000));
+  // Every second, not every retention period: a log ended with a short retention must not stay
+  // (with all its events) for the full period.
+  const sweeper = setInterval(sweep, SWEEP_MS);
   sweeper.unref();
 
   const find = (key: string): Log | undefined => {
@@ -136,6 +149,7 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
       lastMs: 0,
       lastSeq: -1,
       endedAt: undefined,
+      retainMs: retentionMs,
       touchedAt: now(),
       readers: new Set(),
       waiter: undefined,
@@ -170,10 +184,11 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
       return stored.id;
     },
 
-    async end(key) {
+    async end(key, endOptions) {
       const log = find(key);
       if (!log || log.endedAt !== undefined) return;
       log.endedAt = now();
+      log.retainMs = Math.min(endOptions?.retainMs ?? retentionMs, retentionMs);
       if (!log.resumable) logs.delete(key);
       wake(log);
     },

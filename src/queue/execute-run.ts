@@ -41,6 +41,16 @@ export interface ExecutionContext {
   webhooks?: { recorded: () => void };
 }
 
+/**
+ * A run that did not ask for stream_resumable keeps its events this long once it has ended: time
+ * for a client whose stream dropped near the end to reconnect with Last-Event-ID and miss nothing,
+ * not for replays later (joins then answer from the stored outcome, as the reference server's
+ * do). Keeping every run's events the full RESUMABLE_STREAM_TTL_SECONDS (120 s) held up to 30,000
+ * runs' worth in the heap under sequential waits, and made each wait 0.1-0.25 ms slower (measured
+ * side by side on a 2-core machine).
+ */
+const UNRESUMABLE_RETAIN_MS = 10_000;
+
 export class RunTimeoutError extends Error {
   constructor(seconds: number) {
     super(`Run exceeded the time limit of ${seconds} s (BG_JOB_TIMEOUT_SECS)`);
@@ -164,7 +174,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   const recorded = await storage.runs.finish(run.run_id, ctx.workerId, outcome);
   if (!recorded) runLog.warn("run outcome not recorded: the lease was lost to another worker");
   else if (outcome.webhook) ctx.webhooks?.recorded();
-  await events.end(run.run_id);
+  await events.end(run.run_id, kwargs.resumable ? {} : { retainMs: UNRESUMABLE_RETAIN_MS });
   if (await following()) {
     await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: outcome.status } });
     if (!outcome.delete_thread) {

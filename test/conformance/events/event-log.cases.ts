@@ -103,6 +103,17 @@ export function eventLogCases(backend: () => EventBackend): void {
     await until("the log to expire", async () => ((await log.has(k)) ? undefined : true), retentionMs + 5_000);
   });
 
+  it("forgets a log ended with a shorter retention sooner", async () => {
+    const { log, retentionMs } = backend();
+    const k = key();
+    await log.open(k, { resumable: true });
+    await log.append(k, { event: "values", data: 1 });
+    const ended = performance.now();
+    await log.end(k, { retainMs: retentionMs / 6 });
+    await until("the log to expire", async () => ((await log.has(k)) ? undefined : true), retentionMs);
+    expect(performance.now() - ended).toBeLessThan(retentionMs);
+  });
+
   it("creates an idle-expiring log on append to a key nobody opened", async () => {
     const { log } = backend();
     const k = `thread:${randomUUID()}`;
