@@ -1,6 +1,7 @@
-// The routes around the API: health, info, request ids, the generated OpenAPI document and docs
-// page, metrics, CORS, and a user's own Hono app (`http.app`) served beside ours.
+// The routes around the API: health, info, request ids, kept connections, the generated OpenAPI
+// document and docs page, metrics, CORS, and a user's own Hono app (`http.app`) served beside ours.
 import { readFileSync } from "node:fs";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { fixture } from "./fixture-paths.js";
@@ -75,6 +76,35 @@ describe("request ids", () => {
     expect((await request(server.url, "GET", "/info")).headers.get("x-request-id")).toMatch(uuid);
     expect((await request(server.url, "GET", "/info", { headers: { "X-Request-Id": "has space" } })).headers.get("x-request-id")).toMatch(uuid);
   });
+});
+
+describe("connections", () => {
+  it("keeps an idle keep-alive connection open past the clients' own expiry", async () => {
+    const { host, hostname, port } = new URL(server.url);
+    const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ""));
+    let received = "";
+    let closed = false;
+    socket.on("data", (data) => (received += data.toString()));
+    socket.on("close", () => (closed = true));
+    await new Promise((resolve) => socket.once("connect", resolve));
+    const answers = () => received.match(/HTTP\/1\.1 200/g)?.length ?? 0;
+    const ask = async (count: number) => {
+      socket.write(`GET /ok HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+      const deadline = Date.now() + 5_000;
+      while (answers() < count && Date.now() < deadline) await new Promise((wait) => setTimeout(wait, 20));
+      expect(answers()).toBe(count);
+    };
+    try {
+      await ask(1);
+      expect(received).toMatch(/keep-alive: timeout=65/i);
+      // Node's default (5 s) would have closed it by now; Python's httpx keeps one for 5 s.
+      await new Promise((wait) => setTimeout(wait, 6_000));
+      expect(closed).toBe(false);
+      await ask(2);
+    } finally {
+      socket.destroy();
+    }
+  }, 15_000);
 });
 
 describe("API description", () => {
