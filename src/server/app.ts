@@ -1,7 +1,6 @@
 // HTTP assembly: middleware, the user's own routes, our routes, and the one error handler.
 // Returns a Hono app; starting a socket is the CLI's job.
-import { Hono, type Context } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { Hono } from "hono";
 import type { ServerConfig } from "../config/server-config.js";
 import type { AssistantService } from "../domain/assistants.js";
 import type { CronService } from "../domain/crons.js";
@@ -16,8 +15,8 @@ import type { Storage } from "../storage/ports.js";
 import type { AppEnv } from "./app-env.js";
 import type { AuthenticateHook, AuthHooks } from "../auth/load-auth.js";
 import { authMiddleware, OPEN_PATHS } from "./auth-middleware.js";
+import { bodyLimitMiddleware } from "./body-limit.js";
 import { corsMiddleware } from "./cors.js";
-import { requestHeader } from "./node-request.js";
 import { requestIdMiddleware } from "./request-id.js";
 import { openApiSecurity } from "./openapi.js";
 import { errorHandler } from "./errors.js";
@@ -75,16 +74,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
     log.debug("request", { request_id: c.get("requestId"), method: c.req.method, route, status: c.res.status, ms: Math.round(seconds * 1000) });
   });
   api.use(corsMiddleware(http, config.corsAllowOrigins));
-  const tooLarge = (c: Context) => c.json({ detail: `The request body is larger than the limit of ${config.maxBodyBytes} bytes (HTTP_MAX_REQUEST_BODY_BYTES)` }, 413);
-  const limitChunkedBody = bodyLimit({ maxSize: config.maxBodyBytes, onError: tooLarge });
-  // A declared length is checked here and the body left on the socket for the route to read
-  // (node-request.ts); only a chunked body, whose size shows once read, goes through hono's
-  // bodyLimit, which reads it into memory. Without either header an HTTP/1.1 request has no body.
-  api.use(async (c, next) => {
-    if (requestHeader(c, "transfer-encoding")) return limitChunkedBody(c, next);
-    const length = requestHeader(c, "content-length");
-    return length !== undefined && Number(length) > config.maxBodyBytes ? tooLarge(c) : next();
-  });
+  api.use(bodyLimitMiddleware(config.maxBodyBytes, "HTTP_MAX_REQUEST_BODY_BYTES"));
   // The user's routes are open unless http.enable_custom_route_auth says otherwise (as on the platform).
   const authenticate = deps.auth ? authMiddleware(deps.auth, { prefix: config.mountPrefix, log, openUi: !http.disable_ui }) : undefined;
   if (authenticate && http.enable_custom_route_auth) api.use(authenticate);

@@ -70,6 +70,27 @@ describe("control plane API", () => {
     expect(notJson.status).toBe(400);
   });
 
+  it("answers 413 with a detail for a body over 1 MiB, declared or chunked, before reading it", async () => {
+    const big = JSON.stringify(createBody("big", NO_REPO, { secrets: [{ name: "PADDING", value: "x".repeat(1024 * 1024) }] }));
+    const declared = await fetch(`${cp.url}/v2/deployments`, { method: "POST", headers: { "X-Api-Key": API_KEY, "Content-Type": "application/json" }, body: big });
+    expect(declared.status).toBe(413);
+    expect(((await declared.json()) as { detail: string }).detail).toContain("1048576 bytes");
+    const chunks = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < big.length; i += 65_536) controller.enqueue(new TextEncoder().encode(big.slice(i, i + 65_536)));
+        controller.close();
+      },
+    });
+    const chunked = await fetch(`${cp.url}/v2/deployments`, {
+      method: "POST",
+      headers: { "X-Api-Key": API_KEY, "Content-Type": "application/json" },
+      body: chunks,
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect((await client.call("GET", "/v2/deployments?name_contains=big")).body.resources).toEqual([]);
+  });
+
   it("answers 400 for source configuration errors and reserved secret names", async () => {
     const noRef = await client.call("POST", "/v2/deployments", createBody("no-ref", NO_REPO, { source_revision_config: { langgraph_config_path: "langgraph.json" } }));
     expect(noRef).toEqual({ status: 400, body: { detail: "Source configuration error: 'source_revision_config.repo_ref' is required for 'github' source" } });

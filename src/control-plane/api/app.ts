@@ -7,6 +7,7 @@ import { GantryError } from "../../errors.js";
 import type { Logger } from "../../logging.js";
 import type { AppEnv } from "../../server/app-env.js";
 import { errorHandler } from "../../server/errors.js";
+import { bodyLimitMiddleware } from "../../server/body-limit.js";
 import { buildOpenApi } from "../../server/openapi.js";
 import { UI_BUILD_DIR } from "../../server/ui.js";
 import { mountRoutes } from "../../server/route.js";
@@ -19,6 +20,9 @@ import type { ControlPlaneStore } from "../storage/ports.js";
 import { mountDashboard } from "./dashboard.js";
 import { deploymentRoutes } from "./routes.js";
 import { DeploymentOut, RevisionOut } from "./schemas.js";
+
+/** A deployment's fields, secrets included, come to a few kilobytes. */
+const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface ControlPlaneAppDeps {
   deployments: DeploymentService;
@@ -70,6 +74,8 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
   // Before the key check: the pages hold no data, and a browser loads them without a key header.
   mountDashboard(app, { dir: deps.uiDir ?? UI_BUILD_DIR });
   app.use("/v2/*", requireApiKey(deps.keys));
+  // The API's own bodies only: requests routed to a deployment meet that server's own limit.
+  app.use("/v2/*", bodyLimitMiddleware(MAX_BODY_BYTES));
   app.use("/deployments/*", requireApiKey(deps.keys));
   mountRoutes(app, routes, { validation: "list" });
   app.all("/deployments/:deployment_id", router.byPath);
