@@ -46,8 +46,7 @@ export interface ExecutionContext {
  * for a client whose stream dropped near the end to reconnect with Last-Event-ID and miss nothing,
  * not for replays later (joins then answer from the stored outcome, as the reference server's
  * do). Keeping every run's events the full RESUMABLE_STREAM_TTL_SECONDS (120 s) held up to 30,000
- * runs' worth in the heap under sequential waits, and made each wait 0.1-0.25 ms slower (measured
- * side by side on a 2-core machine).
+ * runs' worth in the heap under sequential waits (see docs/decisions.md for what that cost).
  */
 const UNRESUMABLE_RETAIN_MS = 10_000;
 
