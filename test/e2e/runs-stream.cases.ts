@@ -275,6 +275,26 @@ export function describeRunStreamsE2E(label: string, open: OpenStore): void {
         expect(names(frames).filter((n) => n !== "metadata" && n !== "values")).toEqual([]);
       });
 
+      it("keeps a finished run's events 10 s unless it asked for stream_resumable; joins then answer from the stored outcome", async () => {
+        const finished = async (resumable: boolean) => {
+          const threadId = await newThread();
+          const run = await client.runs.create(threadId, "echo", { input: { text: resumable ? "kept" : "gone" }, streamResumable: resumable });
+          await client.runs.join(threadId, run.run_id);
+          return { threadId, runId: run.run_id };
+        };
+        const replayed = async ({ threadId, runId }: { threadId: string; runId: string }) =>
+          framesNamed(await collect(client.runs.joinStream(threadId, runId, { lastEventId: "-1" })), "values").map((f) => f.data);
+        const plain = await finished(false);
+        const resumable = await finished(true);
+        // Long enough for a client whose stream dropped at the end to reconnect and miss nothing.
+        expect(await replayed(plain)).toContainEqual({ text: "gone", reply: "echo: gone" });
+
+        await new Promise((wait) => setTimeout(wait, 10_500));
+        expect(await replayed(plain)).toEqual([]);
+        expect(await client.runs.join(plain.threadId, plain.runId)).toEqual({ text: "gone", reply: "echo: gone" });
+        expect(await replayed(resumable)).toContainEqual({ text: "kept", reply: "echo: kept" });
+      }, 20_000);
+
       it("answers HTTP 422 to a join with a Last-Event-ID that is not one of its event ids", async () => {
         const threadId = await newThread();
         const run = await client.runs.create(threadId, "echo", { input: { text: "x" }, streamResumable: true });
