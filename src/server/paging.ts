@@ -1,6 +1,7 @@
 // Search responses: `select` projection and the X-Pagination-* headers both SDKs read.
 import type { Context } from "hono";
 import type { Page, Paged } from "../storage/ports.js";
+import { setAnswerHeader } from "./node-request.js";
 
 export function project<T extends object>(record: T, select: readonly string[] | undefined): Partial<T> {
   if (!select) return record;
@@ -11,7 +12,7 @@ export function project<T extends object>(record: T, select: readonly string[] |
 
 /** Total always; Next only when rows remain past this page. */
 export function setPaginationHeaders(c: Context, page: Page, result: Paged<unknown>): void {
-  c.header("X-Pagination-Total", String(result.total));
+  setAnswerHeader(c, "X-Pagination-Total", String(result.total));
   const seen = page.offset + result.items.length;
-  if (result.items.length > 0 && seen < result.total) c.header("X-Pagination-Next", String(seen));
+  if (result.items.length > 0 && seen < result.total) setAnswerHeader(c, "X-Pagination-Next", String(seen));
 }

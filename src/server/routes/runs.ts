@@ -7,7 +7,7 @@ import type { Storage } from "../../storage/ports.js";
 import type { Run } from "../../storage/records.js";
 import { accessOf, type AppEnv } from "../app-env.js";
 import { keepAliveJson } from "../keepalive-json.js";
-import { requestHeaders, setAnswerHeader } from "../node-request.js";
+import { requestHeader, requestHeaders, setAnswerHeader } from "../node-request.js";
 import { project } from "../paging.js";
 import { route, type RouteSpec } from "../route.js";
 import { runEvents, runOutput } from "../run-output.js";
@@ -266,7 +266,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
   ];
 
   async function joinStream(c: Context<AppEnv>, run: Run, stateless: boolean, query: { cancel_on_disconnect?: boolean; stream_mode?: string[] }) {
-    const lastEventId = parseLastEventId(c.req.header("last-event-id"));
+    const lastEventId = parseLastEventId(requestHeader(c, "last-event-id"));
     const finished = run.status !== "pending" && run.status !== "running";
     // A finished run whose log is gone has nothing left to send: the stream ends at once.
     if (finished && !(await events.has(run.run_id))) return sseResponse(c, (async function* () {})(), {});

@@ -6,6 +6,7 @@ import type { RunEventLog } from "../../events/run-event-log.js";
 import { threadLogKey } from "../../queue/execute-run.js";
 import type { ThreadService } from "../../domain/threads.js";
 import { accessOf } from "../app-env.js";
+import { requestHeader } from "../node-request.js";
 import { route, type RouteSpec } from "../route.js";
 import { optional } from "../schemas/common.js";
 import { parseLastEventId, sseResponse } from "../sse.js";
@@ -37,7 +38,7 @@ export function threadStreamRoutes({ threads, events }: { threads: ThreadService
         if (modes.size === 0) modes.add("run_modes");
         const key = threadLogKey(threadId);
         await events.open(key, { resumable: true, expiresWhenIdle: true });
-        const lastEventId = parseLastEventId(c.req.header("last-event-id"));
+        const lastEventId = parseLastEventId(requestHeader(c, "last-event-id"));
         const reader = new AbortController();
         const source = events.read(key, { ...(lastEventId !== undefined ? { after: lastEventId } : {}), signal: reader.signal });
         async function* filtered() {

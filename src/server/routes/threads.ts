@@ -4,6 +4,7 @@ import type { ThreadFilter } from "../../storage/ports.js";
 import type { JsonObject } from "../../storage/records.js";
 import { project, setPaginationHeaders } from "../paging.js";
 import { accessOf } from "../app-env.js";
+import { requestHeader } from "../node-request.js";
 import { route, type RouteSpec } from "../route.js";
 import {
   ThreadCountBody,
@@ -100,7 +101,7 @@ export function threadRoutes({ threads }: { threads: ThreadService }): RouteSpec
           ...(body.metadata ? { metadata: body.metadata as JsonObject } : {}),
           ...(body.ttl !== undefined ? { ttl: body.ttl } : {}),
         }, accessOf(c));
-        if (/\breturn=minimal\b/i.test(c.req.header("prefer") ?? "")) return c.body(null, 204);
+        if (/\breturn=minimal\b/i.test(requestHeader(c, "prefer") ?? "")) return c.body(null, 204);
         return c.json(updated);
       },
     }),
