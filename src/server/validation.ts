@@ -48,10 +48,86 @@ export async function readJson(c: Context): Promise<unknown> {
   }
 }
 
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query"): z.output<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new GantryError("invalid", describeZodError(parsed.error, where));
+/**
+ * Parses as the official server does, whose zod objects strip keys they do not know: a newer SDK's
+ * new fields must not break an older server. The schemas here are strict so that those keys can be
+ * named (`ignored`, e.g. `raise_error` or `checkpoint.extra`) before they are dropped; a known
+ * field of the wrong type is still refused.
+ */
+export function parseWith<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: "body" | "query",
+  onIgnored?: (ignored: string[]) => void,
+): z.output<S> {
+  const ignored: string[] = [];
+  let parsed = schema.safeParse(value);
+  // Each pass drops what the last failure named; a union or a refinement can name more once the
+  // first keys are gone, so a few passes may be needed.
+  for (let pass = 0; !parsed.success && pass < MAX_STRIP_PASSES; pass++) {
+    const unknown = unknownKeys(parsed.error.issues);
+    const stripped = unknown && withoutKeys(value, unknown);
+    if (!unknown || stripped === undefined) break;
+    value = stripped;
+    ignored.push(...unknown.map(({ path, key }) => formatPath([...path, key])));
+    parsed = schema.safeParse(value);
+  }
+  if (!parsed.success) throw new GantryError("invalid", describeZodError(withoutUnknownKeyIssues(parsed.error), where));
+  if (ignored.length > 0) onIgnored?.(ignored);
   return parsed.data;
+}
+
+const MAX_STRIP_PASSES = 16;
+
+interface UnknownKey {
+  path: PropertyKey[];
+  key: string;
+}
+
+/**
+ * The keys to drop when every issue is an unknown key, undefined when some issue is a real one. Of
+ * a union's branches the first that failed on unknown keys alone is the one taken.
+ */
+function unknownKeys(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): UnknownKey[] | undefined {
+  const out: UnknownKey[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "unrecognized_keys") {
+      out.push(...issue.keys.map((key) => ({ path, key })));
+      continue;
+    }
+    if (issue.code !== "invalid_union") return undefined;
+    const branch = issue.errors.map((branchIssues) => unknownKeys(branchIssues, path)).find((keys) => keys !== undefined);
+    if (!branch) return undefined;
+    out.push(...branch);
+  }
+  return out;
+}
+
+/** A copy of the value without the keys; undefined when one of them is not where zod saw it. */
+function withoutKeys(value: unknown, keys: UnknownKey[]): unknown {
+  const copy = structuredClone(value);
+  for (const { path, key } of keys) {
+    let at: unknown = copy;
+    for (const step of path) at = isRecord(at) ? at[step as string] : undefined;
+    if (!isRecord(at) || !Object.hasOwn(at, key)) return undefined;
+    delete at[key];
+  }
+  return copy;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/** Unknown keys are never the reason given for a refusal: the known field that is wrong is. */
+function withoutUnknownKeyIssues(error: z.ZodError): z.ZodError {
+  const real = (issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] =>
+    issues
+      .filter((issue) => issue.code !== "unrecognized_keys")
+      .map((issue) => (issue.code === "invalid_union" ? ({ ...issue, errors: issue.errors.map(real) } as z.core.$ZodIssue) : issue));
+  const issues = real(error.issues);
+  return issues.length > 0 ? new z.ZodError(issues) : error;
 }
 
 /** The same failure in the list form (`{"detail": [{loc, msg, type}]}`) the control-plane API answers with. */
@@ -78,16 +154,20 @@ export function uuidParam(c: Context, name: string): string {
 
 /**
  * Query parameters as zod-ready values. Both SDKs' encodings of lists are accepted: repeated keys
- * (Python), a JSON array string (JS), and comma-separated values.
+ * (Python), a JSON array string (JS), and comma-separated values. An empty value is no value: the
+ * Python SDK (httpx) sends a parameter it has no value for as `key=` (join_stream's
+ * `stream_mode=`), where the JS SDK leaves the key out.
  */
 export function queryObject(c: Context, listKeys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const all = c.req.queries();
   for (const [key, values] of Object.entries(all)) {
     if (listKeys.includes(key)) {
-      out[key] = values.flatMap(splitList);
+      const list = values.flatMap(splitList);
+      if (list.length > 0) out[key] = list;
     } else {
-      out[key] = values[values.length - 1];
+      const value = values[values.length - 1];
+      if (value !== undefined && value !== "") out[key] = value;
     }
   }
   return out;
