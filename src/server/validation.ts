@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { GantryError, ValidationFailure, type ValidationIssue } from "../errors.js";
 import { isUuid } from "../ids.js";
+import { formatPath, parseIgnoringUnknownKeys } from "../unknown-keys.js";
 import { readBodyText } from "./node-request.js";
 
 /** One sentence from a zod failure: where, then what. */
@@ -33,9 +34,6 @@ function mostSpecific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   return mostSpecific({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
 }
 
-function formatPath(path: PropertyKey[]): string {
-  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("");
-}
 
 /** Reads the body as JSON whatever its Content-Type (the platform is as lenient); empty means {}. */
 export async function readJson(c: Context): Promise<unknown> {
@@ -50,9 +48,8 @@ export async function readJson(c: Context): Promise<unknown> {
 
 /**
  * Parses as the official server does, whose zod objects strip keys they do not know: a newer SDK's
- * new fields must not break an older server. The schemas here are strict so that those keys can be
- * named (`ignored`, e.g. `raise_error` or `checkpoint.extra`) before they are dropped; a known
- * field of the wrong type is still refused.
+ * new fields must not break an older server. `onIgnored` hears the keys dropped; a known field of
+ * the wrong type is still refused.
  */
 export function parseWith<S extends z.ZodType>(
   schema: S,
@@ -60,74 +57,10 @@ export function parseWith<S extends z.ZodType>(
   where: "body" | "query",
   onIgnored?: (ignored: string[]) => void,
 ): z.output<S> {
-  const ignored: string[] = [];
-  let parsed = schema.safeParse(value);
-  // Each pass drops what the last failure named; a union or a refinement can name more once the
-  // first keys are gone, so a few passes may be needed.
-  for (let pass = 0; !parsed.success && pass < MAX_STRIP_PASSES; pass++) {
-    const unknown = unknownKeys(parsed.error.issues);
-    const stripped = unknown && withoutKeys(value, unknown);
-    if (!unknown || stripped === undefined) break;
-    value = stripped;
-    ignored.push(...unknown.map(({ path, key }) => formatPath([...path, key])));
-    parsed = schema.safeParse(value);
-  }
-  if (!parsed.success) throw new GantryError("invalid", describeZodError(withoutUnknownKeyIssues(parsed.error), where));
-  if (ignored.length > 0) onIgnored?.(ignored);
+  const parsed = parseIgnoringUnknownKeys(schema, value);
+  if (!parsed.success) throw new GantryError("invalid", describeZodError(parsed.error, where));
+  if (parsed.ignored.length > 0) onIgnored?.(parsed.ignored);
   return parsed.data;
-}
-
-const MAX_STRIP_PASSES = 16;
-
-interface UnknownKey {
-  path: PropertyKey[];
-  key: string;
-}
-
-/**
- * The keys to drop when every issue is an unknown key, undefined when some issue is a real one. Of
- * a union's branches the first that failed on unknown keys alone is the one taken.
- */
-function unknownKeys(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): UnknownKey[] | undefined {
-  const out: UnknownKey[] = [];
-  for (const issue of issues) {
-    const path = [...prefix, ...issue.path];
-    if (issue.code === "unrecognized_keys") {
-      out.push(...issue.keys.map((key) => ({ path, key })));
-      continue;
-    }
-    if (issue.code !== "invalid_union") return undefined;
-    const branch = issue.errors.map((branchIssues) => unknownKeys(branchIssues, path)).find((keys) => keys !== undefined);
-    if (!branch) return undefined;
-    out.push(...branch);
-  }
-  return out;
-}
-
-/** A copy of the value without the keys; undefined when one of them is not where zod saw it. */
-function withoutKeys(value: unknown, keys: UnknownKey[]): unknown {
-  const copy = structuredClone(value);
-  for (const { path, key } of keys) {
-    let at: unknown = copy;
-    for (const step of path) at = isRecord(at) ? at[step as string] : undefined;
-    if (!isRecord(at) || !Object.hasOwn(at, key)) return undefined;
-    delete at[key];
-  }
-  return copy;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
-}
-
-/** Unknown keys are never the reason given for a refusal: the known field that is wrong is. */
-function withoutUnknownKeyIssues(error: z.ZodError): z.ZodError {
-  const real = (issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] =>
-    issues
-      .filter((issue) => issue.code !== "unrecognized_keys")
-      .map((issue) => (issue.code === "invalid_union" ? ({ ...issue, errors: issue.errors.map(real) } as z.core.$ZodIssue) : issue));
-  const issues = real(error.issues);
-  return issues.length > 0 ? new z.ZodError(issues) : error;
 }
 
 /** The same failure in the list form (`{"detail": [{loc, msg, type}]}`) the control-plane API answers with. */
