@@ -89,7 +89,7 @@ const jsonOf = <T>(response: PyResponse): T => {
 };
 
 beforeAll(async () => {
-  server = await startGantry({ config: RUNS_CONFIG, env: RUNS_ENV });
+  server = await startGantry({ config: RUNS_CONFIG, env: { ...RUNS_ENV, LOG_LEVEL: "debug" } });
 });
 
 afterAll(async () => {
@@ -112,6 +112,13 @@ describe("runs", () => {
     const stateless = await py("POST", "/runs/wait", { json: { input: { text: "once" }, assistant_id: "echo", raise_error: false } });
     expect(stateless.status, stateless.text).toBe(200);
     expect(stateless.json).toEqual({ text: "once", reply: "echo: once" });
+
+    const ignored = server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"ignored unknown fields"'))
+      .map((line) => JSON.parse(line) as { route: string; where: string; fields: string[] });
+    expect(ignored).toContainEqual(expect.objectContaining({ route: "/runs/wait", where: "body", fields: ["raise_error"] }));
   });
 
   // SyncRunsClient.wait on a failing graph: the error comes back in the body (the sync client
