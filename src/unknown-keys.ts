@@ -6,7 +6,7 @@ import { z } from "zod";
 
 export type LenientParse<T> = { success: true; data: T; ignored: string[] } | { success: false; error: z.ZodError };
 
-/** `ignored` holds the dropped keys as paths (`raise_error`, `checkpoint.extra`, `[0].signal`). */
+/** `ignored` holds the dropped keys as paths (`raise_error`, `checkpoint.extra`, `[0].colour`). */
 export function parseIgnoringUnknownKeys<S extends z.ZodType>(schema: S, value: unknown): LenientParse<z.output<S>> {
   const ignored: string[] = [];
   let parsed = schema.safeParse(value);

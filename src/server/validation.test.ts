@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { GantryError } from "../errors.js";
+import { RunBatch } from "./schemas/runs.js";
 import { parseWith, queryBool, queryObject } from "./validation.js";
 
 async function queryOf(url: string, listKeys: string[]): Promise<Record<string, unknown>> {
@@ -72,6 +73,13 @@ describe("unknown fields", () => {
     const nested = parse({ checkpoint: { checkpoint_id: "a", ns: "" }, before: { checkpoint_id: "b", map: {} }, items: [{ key: "k", ttl: 1 }] });
     expect(nested.data).toEqual({ checkpoint: { checkpoint_id: "a" }, before: { checkpoint_id: "b" }, items: [{ key: "k" }] });
     expect(nested.ignored.sort()).toEqual(["before.map", "checkpoint.ns", "items[0].ttl"]);
+  });
+
+  it("are dropped from the JS SDK's camelCase batch items under their own names", () => {
+    let ignored: string[] = [];
+    const data = parseWith(RunBatch, [{ assistantId: "echo", streamMode: "values", futureOption: 1 }], "body", (fields) => (ignored = fields));
+    expect(data).toEqual([{ assistant_id: "echo", stream_mode: "values" }]);
+    expect(ignored).toEqual(["[0].futureOption"]);
   });
 
   it("report nothing when there are none", () => {

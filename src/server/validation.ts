@@ -34,7 +34,6 @@ function mostSpecific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   return mostSpecific({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
 }
 
-
 /** Reads the body as JSON whatever its Content-Type (the platform is as lenient); empty means {}. */
 export async function readJson(c: Context): Promise<unknown> {
   const text = await readBodyText(c);
