@@ -293,6 +293,20 @@ describe("threads", () => {
     expect(text).toContain("echo: followed");
   });
 
+  // SyncThreadsClient.search ({limit, offset} always, the rest when given), count, prune
+  // ({thread_ids}, strategy only when not "delete").
+  it("threads.search, count and prune", async () => {
+    const tag = randomUUID();
+    const ids = [
+      jsonOf<{ thread_id: string }>(await py("POST", "/threads", { json: { metadata: { tag } } })).thread_id,
+      jsonOf<{ thread_id: string }>(await py("POST", "/threads", { json: { metadata: { tag } } })).thread_id,
+    ];
+    const found = jsonOf<Array<{ thread_id: string }>>(await py("POST", "/threads/search", { json: { limit: 10, offset: 0, metadata: { tag }, status: "idle", select: ["thread_id"] } }));
+    expect(found.map((t) => t.thread_id).sort()).toEqual([...ids].sort());
+    expect(jsonOf<number>(await py("POST", "/threads/count", { json: { metadata: { tag } } }))).toBe(2);
+    expect(jsonOf<{ pruned_count: number }>(await py("POST", "/threads/prune", { json: { thread_ids: ids } })).pruned_count).toBe(2);
+  });
+
   // SyncThreadsClient.copy: POST with no body at all (json=None).
   it("threads.copy with no body", async () => {
     const threadId = await newThread();
@@ -341,6 +355,16 @@ describe("store and crons", () => {
     expect(item.value).toEqual({ v: 1 });
     expect((await py("DELETE", "/store/items", { json: { key: "k", namespace } })).status).toBe(204);
     expect(jsonOf(await py("GET", "/store/items", { params: { key: "k", namespace: namespace.join(".") } }))).toBeNull();
+  });
+
+  // SyncStoreClient.search_items and list_namespaces: None-valued keys left out (_provided_vals).
+  it("store.search_items and list_namespaces", async () => {
+    const label = randomUUID();
+    expect((await py("PUT", "/store/items", { json: { namespace: ["py", label], key: "k", value: { v: 2 } } })).status).toBe(204);
+    const items = jsonOf<{ items: Array<{ key: string }> }>(await py("POST", "/store/items/search", { json: { namespace_prefix: ["py", label], limit: 10, offset: 0 } }));
+    expect(items.items.map((i) => i.key)).toEqual(["k"]);
+    const namespaces = jsonOf<{ namespaces: string[][] }>(await py("POST", "/store/namespaces", { json: { prefix: ["py", label], limit: 100, offset: 0 } }));
+    expect(namespaces.namespaces).toEqual([["py", label]]);
   });
 
   // SyncCronClient.create (end_time as Python's naive isoformat()), update (an explicit
