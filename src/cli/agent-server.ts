@@ -84,6 +84,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const runsWorker = role !== "api";
   const servesApi = role !== "worker";
   applyProjectEnv(config.project);
+  warnIgnoredKeys(config.project, logger);
 
   const graphs = await loadGraphRegistry(config.project.graphs);
   const userApp = config.project.http.app ? await loadUserApp(config.project.root, config.project.http.app) : undefined;
@@ -295,4 +296,10 @@ async function loadUserApp(root: string, spec: string): Promise<NonNullable<AppD
   }
   const app = exported as NonNullable<AppDeps["userApp"]>;
   return { fetch: (request) => app.fetch(request) };
+}
+
+function warnIgnoredKeys(project: ServerConfig["project"], logger: Logger): void {
+  const { unused, unknown } = project.ignoredKeys;
+  if (unused.length > 0) logger.warn("langgraph.json keys for image builds and features Gantry lacks are ignored", { file: project.configPath, keys: unused });
+  if (unknown.length > 0) logger.warn("langgraph.json keys no LangGraph CLI knows are ignored (a typo?)", { file: project.configPath, keys: unknown });
 }

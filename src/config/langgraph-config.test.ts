@@ -40,7 +40,7 @@ describe("langgraph.json", () => {
       ["not-json.json", "{ graphs: ", /not valid JSON/],
       ["no-graphs.json", {}, /invalid at 'graphs'/],
       ["empty-graphs.json", { graphs: {} }, /must name at least one graph/],
-      ["unknown-key.json", { graphs: { a: "./a.ts:g" }, grpahs: {} }, /Unrecognized key.*grpahs/],
+      ["bad-http-beside-unknown.json", { graphs: { a: "./a.ts:g" }, http: { disable_meta: "yes", disable_mpc: true } }, /invalid at 'http.disable_meta'/],
       ["bad-http.json", { graphs: { a: "./a.ts:g" }, http: { disable_meta: "yes" } }, /invalid at 'http.disable_meta'/],
       ["bad-prefix.json", { graphs: { a: "./a.ts:g" }, http: { mount_prefix: "api/" } }, /mount_prefix/],
       ["bad-store.json", { graphs: { a: "./a.ts:g" }, store: { index: { embed: "x" } } }, /store.index.dims/],
@@ -53,6 +53,24 @@ describe("langgraph.json", () => {
       expect(() => loadProjectConfig(path), name).toThrow(message);
       expect(() => loadProjectConfig(path), name).toThrow(path);
     }
+  });
+
+  it("ignores, and names, the keys the official CLIs accept for image builds and the keys no CLI knows", () => {
+    const config = loadProjectConfig(
+      write("image-build.json", {
+        graphs: { a: "./a.ts:g" },
+        node_version: "20",
+        dependencies: ["."],
+        dockerfile_lines: ["RUN apt-get install -y curl"],
+        _INTERNAL_docker_tag: "dev",
+        graph_timeout: 30,
+        http: { disable_meta: true, cors: { allow_origin: ["*"] } },
+      }),
+    );
+    expect(config.ignoredKeys).toEqual({ unused: ["_INTERNAL_docker_tag", "dependencies", "dockerfile_lines", "node_version"], unknown: ["http.cors.allow_origin", "graph_timeout"] });
+    expect(config.http.disable_meta).toBe(true);
+    expect(config.raw).not.toHaveProperty("graph_timeout");
+    expect(loadProjectConfig(write("plain.json", { graphs: { a: "./a.ts:g" } })).ignoredKeys).toEqual({ unused: [], unknown: [] });
   });
 
   it("says which file it could not read", () => {

@@ -1,10 +1,11 @@
 // langgraph.json -> a validated, typed project description (spec §7). Keys that only matter to
-// image builds are accepted and ignored; keys later issues act on (auth, store, checkpointer) are
-// validated now so a broken file fails at start-up, not at first use.
+// image builds, and keys no CLI knows, are ignored with a warning; keys later issues act on (auth,
+// store, checkpointer) are validated now so a broken file fails at start-up, not at first use.
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import { StartupError } from "../errors.js";
+import { parseIgnoringUnknownKeys } from "../unknown-keys.js";
 
 const importString = z
   .string()
@@ -145,21 +146,36 @@ export const LanggraphJsonSchema = z
     store: store.optional(),
     checkpointer: checkpointer.optional(),
     webhooks: WebhooksSchema.optional(),
-    node_version: z.string().optional(),
-    dependencies: z.array(z.string()).optional(),
-    dockerfile_lines: z.array(z.string()).optional(),
-    base_image: z.string().optional(),
-    image_distro: z.string().optional(),
-    api_version: z.string().optional(),
-    python_version: z.string().optional(),
-    pip_config_file: z.string().optional(),
-    pip_installer: z.string().optional(),
-    keep_pkg_tools: z.unknown().optional(),
-    ui: z.record(z.string(), z.string()).optional(),
-    ui_config: z.record(z.string(), z.unknown()).optional(),
     $schema: z.string().optional(),
   })
   .strict();
+
+/**
+ * Keys the official CLIs (`@langchain/langgraph-cli`, Python's `langgraph-cli`) accept that shape a
+ * Docker image, or a feature Gantry does not have (`ui` bundles, `encryption`): a project made for
+ * `langgraph build` starts as it is, with one warning naming them.
+ */
+export const UNUSED_CLI_KEYS = [
+  "_INTERNAL_docker_tag",
+  "api_version",
+  "base_image",
+  "dependencies",
+  "docker_compose_file",
+  "dockerfile_lines",
+  "encryption",
+  "image_distro",
+  "keep_pkg_tools",
+  "node_loader",
+  "node_version",
+  "package",
+  "pip_config_file",
+  "pip_installer",
+  "project_root",
+  "python_version",
+  "source",
+  "ui",
+  "ui_config",
+] as const;
 
 export type LanggraphJson = z.infer<typeof LanggraphJsonSchema>;
 export type HttpConfig = z.infer<typeof http>;
@@ -181,6 +197,12 @@ export interface ProjectConfig {
   env: Record<string, string>;
   http: HttpConfig;
   raw: LanggraphJson;
+  /**
+   * Keys ignored, for one warning at start: `unused` ones the official CLIs know (UNUSED_CLI_KEYS),
+   * and `unknown` ones no CLI knows, at any depth (`graph_timeout`, `http.cors.allow_origin`), which
+   * the official CLIs drop too: the JS CLI's zod objects strip them, the Python CLI warns.
+   */
+  ignoredKeys: { unused: string[]; unknown: string[] };
 }
 
 /** Splits "./src/agent.ts:graph" into an absolute file and an export name. */
@@ -207,7 +229,8 @@ export function loadProjectConfig(configPath: string): ProjectConfig {
   } catch (err) {
     throw new StartupError(`Config file ${absolute} is not valid JSON: ${(err as Error).message}`);
   }
-  const parsed = LanggraphJsonSchema.safeParse(json);
+  const unused = isObject(json) ? UNUSED_CLI_KEYS.filter((key) => Object.hasOwn(json, key)) : [];
+  const parsed = parseIgnoringUnknownKeys(LanggraphJsonSchema, isObject(json) ? withoutKeys(json, unused) : json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length ? issue.path.join(".") : "(top level)";
@@ -227,7 +250,16 @@ export function loadProjectConfig(configPath: string): ProjectConfig {
     env: readEnv(root, absolute, raw.env),
     http: raw.http ?? http.parse({}),
     raw,
+    ignoredKeys: { unused: [...unused], unknown: parsed.ignored },
   };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function withoutKeys(json: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(json).filter(([key]) => !keys.includes(key)));
 }
 
 function readEnv(root: string, configPath: string, env: LanggraphJson["env"]): Record<string, string> {

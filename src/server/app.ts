@@ -118,7 +118,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
       }),
     );
   }
-  mountRoutes(api, routes);
+  mountRoutes(api, routes, { log });
   // After the middleware like any route group; custom auth lets its GETs through (auth-middleware.ts).
   if (!http.disable_ui) mountUi(api, { dir: deps.uiDir ?? UI_BUILD_DIR, prefix: config.mountPrefix });
 

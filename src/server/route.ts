@@ -3,6 +3,7 @@
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "./app-env.js";
 import type { z } from "zod";
+import type { Logger } from "../logging.js";
 import { parseAsList, parseWith, queryObject, readJson } from "./validation.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
@@ -50,12 +51,19 @@ export function route<B extends z.ZodType | undefined = undefined, Q extends z.Z
   return spec as RouteSpec;
 }
 
-/** `list` answers validation failures as `{"detail": [{loc, msg, type}]}` (the control-plane API). */
-export function mountRoutes(app: Hono<AppEnv>, routes: RouteSpec[], options: { validation?: "sentence" | "list" } = {}): void {
-  const parse = options.validation === "list" ? parseAsList : parseWith;
+/**
+ * `sentence` (the Agent Server) ignores fields it does not know, as the official server does, and
+ * names them in a debug line; `list` answers every failure, unknown fields included, as
+ * `{"detail": [{loc, msg, type}]}` (the control-plane API).
+ */
+export function mountRoutes(app: Hono<AppEnv>, routes: RouteSpec[], options: { validation?: "sentence" | "list"; log?: Logger } = {}): void {
   for (const spec of routes) {
     app.on(spec.method.toUpperCase(), spec.path, async (c) => {
       c.set("routePattern", spec.path);
+      const parse = <S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query") =>
+        options.validation === "list"
+          ? parseAsList(schema, value, where)
+          : parseWith(schema, value, where, (fields) => options.log?.debug("ignored unknown fields", { request_id: c.get("requestId"), route: spec.path, where, fields }));
       let body: unknown;
       if (spec.body) {
         const raw = await readJson(c);

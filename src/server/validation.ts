@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { GantryError, ValidationFailure, type ValidationIssue } from "../errors.js";
 import { isUuid } from "../ids.js";
+import { formatPath, parseIgnoringUnknownKeys } from "../unknown-keys.js";
 import { readBodyText } from "./node-request.js";
 
 /** One sentence from a zod failure: where, then what. */
@@ -33,10 +34,6 @@ function mostSpecific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   return mostSpecific({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
 }
 
-function formatPath(path: PropertyKey[]): string {
-  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("");
-}
-
 /** Reads the body as JSON whatever its Content-Type (the platform is as lenient); empty means {}. */
 export async function readJson(c: Context): Promise<unknown> {
   const text = await readBodyText(c);
@@ -48,9 +45,20 @@ export async function readJson(c: Context): Promise<unknown> {
   }
 }
 
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query"): z.output<S> {
-  const parsed = schema.safeParse(value);
+/**
+ * Parses as the official server does, whose zod objects strip keys they do not know: a newer SDK's
+ * new fields must not break an older server. `onIgnored` hears the keys dropped; a known field of
+ * the wrong type is still refused.
+ */
+export function parseWith<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: "body" | "query",
+  onIgnored?: (ignored: string[]) => void,
+): z.output<S> {
+  const parsed = parseIgnoringUnknownKeys(schema, value);
   if (!parsed.success) throw new GantryError("invalid", describeZodError(parsed.error, where));
+  if (parsed.ignored.length > 0) onIgnored?.(parsed.ignored);
   return parsed.data;
 }
 
@@ -78,16 +86,20 @@ export function uuidParam(c: Context, name: string): string {
 
 /**
  * Query parameters as zod-ready values. Both SDKs' encodings of lists are accepted: repeated keys
- * (Python), a JSON array string (JS), and comma-separated values.
+ * (Python), a JSON array string (JS), and comma-separated values. An empty value is no value: the
+ * Python SDK (httpx) sends a parameter it has no value for as `key=` (join_stream's
+ * `stream_mode=`), where the JS SDK leaves the key out.
  */
 export function queryObject(c: Context, listKeys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const all = c.req.queries();
   for (const [key, values] of Object.entries(all)) {
     if (listKeys.includes(key)) {
-      out[key] = values.flatMap(splitList);
+      const list = values.flatMap(splitList);
+      if (list.length > 0) out[key] = list;
     } else {
-      out[key] = values[values.length - 1];
+      const value = values[values.length - 1];
+      if (value !== undefined && value !== "") out[key] = value;
     }
   }
   return out;

@@ -41,7 +41,6 @@ interface BrokenProject {
 
 const BROKEN_PROJECTS: BrokenProject[] = [
   { what: "a langgraph.json that is not valid JSON", dir: "invalid-json", mentions: (c) => [c, "not valid JSON"] },
-  { what: "an unknown key in langgraph.json", dir: "unknown-key", mentions: (c) => [c, "graph_timeout"] },
   { what: "a langgraph.json without graphs", dir: "no-graphs", mentions: (c) => [c, "'graphs'"] },
   { what: "a key of the wrong type", dir: "wrong-type", mentions: (c) => [c, "http.disable_threads", "boolean"] },
   {

@@ -248,11 +248,11 @@ export function describeStoreE2E(label: string, open: OpenStore): void {
         await expect422("GET", "/store/items?namespace=a..b&key=k", undefined, "namespace[1]");
       });
 
-      it("answers 422 with a detail to missing, unknown and ill-typed fields", async () => {
+      it("answers 422 with a detail to missing and ill-typed fields, unknown ones beside them notwithstanding", async () => {
         await expect422("PUT", "/store/items", { namespace: ["a"], key: "k", value: [1] }, "value");
         await expect422("PUT", "/store/items", { namespace: ["a"], value: {} }, "key");
         await expect422("PUT", "/store/items", { namespace: ["a"], key: "k", value: {}, ttl: -1 }, "ttl");
-        await expect422("PUT", "/store/items", { namespace: ["a"], key: "k", value: {}, colour: "red" }, "colour");
+        await expect422("PUT", "/store/items", { namespace: ["a"], key: "k", value: {}, colour: "red", index: "all" }, "index");
         await expect422("POST", "/store/items/search", { limit: 0 }, "limit");
         await expect422("POST", "/store/items/search", { offset: -1 }, "offset");
         await expect422("POST", "/store/items/search", { filter: { n: { $in: [1] } } }, "$in");

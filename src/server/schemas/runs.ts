@@ -1,5 +1,5 @@
 // Request bodies and queries of the runs routes (spec §1.3, §1.4, §3.1). Every field the SDKs send is
-// accepted and typed; anything else is a 422 naming it.
+// accepted and typed; anything else is ignored (src/unknown-keys.ts).
 import { z } from "zod";
 import { checkpointSelector, jsonObject, limit, offset, optional } from "./common.js";
 import { queryBool } from "../validation.js";
@@ -87,7 +87,9 @@ const batchItem = z.preprocess((item) => {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(item)) {
     if (key === "signal" || key === "assistantId") continue;
-    out[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = value;
+    // A key that names no run field keeps its own name, so that it is the one reported and dropped.
+    const wire = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    out[Object.hasOwn(RunCreateStateless.shape, wire) ? wire : key] = value;
   }
   if (out.assistant_id === undefined && "assistantId" in item) out.assistant_id = (item as { assistantId: unknown }).assistantId;
   return out;
