@@ -5,6 +5,7 @@ import { z } from "zod";
 import { GantryError, ValidationFailure, type ValidationIssue } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { readBodyText } from "./node-request.js";
+import { bodyParsedByUserApp } from "./user-app.js";
 
 /** One sentence from a zod failure: where, then what. */
 export function describeZodError(error: z.ZodError, where: "body" | "query"): string {
@@ -39,6 +40,10 @@ function formatPath(path: PropertyKey[]): string {
 
 /** Reads the body as JSON whatever its Content-Type (the platform is as lenient); empty means {}. */
 export async function readJson(c: Context): Promise<unknown> {
+  const parsed = bodyParsedByUserApp(c);
+  if (parsed) return parsed.catch((err: unknown) => {
+    throw new GantryError("malformed", `The request body is not valid JSON: ${(err as Error).message}`);
+  });
   const text = await readBodyText(c);
   if (text.trim() === "") return undefined;
   try {
