@@ -192,7 +192,6 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     await worker?.start();
     scheduler?.start();
   };
-  if (!infra.startDrained) await resume();
   if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
 
   const deps: AppDeps = {
@@ -215,7 +214,10 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   };
   // A worker-only process serves no API, but its graphs' loopback calls still need one.
   const api = createApp(deps).app;
+  loopback.bind((request, env) => api.fetch(request, env));
   const app = servesApi ? api : healthOnlyApp(storage, infra.probes ?? [], config.mountPrefix);
+  // After the loopback is bound: a run resumed at boot may call this server at once.
+  if (!infra.startDrained) await resume();
   const sweeper = runsWorker
     ? startThreadTtlSweeper({
         threads,
@@ -231,7 +233,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const { server, port, origin } = await listenHttp(app.fetch, config.host, config.port);
   const url = `${origin}${config.mountPrefix}`;
   selfUrl = url;
-  loopback.bind((request, env) => api.fetch(request, env), url);
+  loopback.listening(url);
   deliveries?.start();
   logger.info("listening", { url, role, worker_id: infra.workerId, ...(servesApi ? { docs: `${url}/docs` } : {}) });
 

@@ -34,16 +34,19 @@ describe("sdkLogger", () => {
     ]);
   });
 
-  it("reads an info object's message, an Error's message and stack, and keeps other arguments", () => {
+  it("reads an info object's message, an Error's message and stack, keeps other arguments, and keeps its own time, level and msg", () => {
     const { log, lines } = capture();
     const logger = sdkLogger(log);
     logger.info({ message: "from an object", user: "ada" });
     logger.error("lookup failed", new Error("timeout"));
     logger.debug("counts", 1, "two");
+    logger.warn("levelled", { level: "error", msg: "other", time: 0 });
     expect(lines[0]).toMatchObject({ msg: "from an object", user: "ada" });
     expect(lines[1]).toMatchObject({ msg: "lookup failed", err: { name: "Error", message: "timeout" } });
     expect((lines[1]!.err as { stack: string }).stack).toContain("timeout");
     expect(lines[2]).toMatchObject({ msg: "counts", args: [1, "two"] });
+    expect(lines[3]).toMatchObject({ level: "warn", msg: "levelled" });
+    expect(typeof lines[3]!.time).toBe("string");
   });
 
   it("is what the SDK's getLogger() returns once registered, and names the run, thread, graph and node a graph logs from", async () => {

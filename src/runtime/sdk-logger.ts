@@ -23,6 +23,8 @@ const LEVELS = {
   silly: "debug",
 } as const satisfies Record<string, LogLevel>;
 
+const RESERVED = ["time", "level", "msg"];
+
 export type SdkLogMethod = (message?: unknown, ...meta: unknown[]) => SdkLogger;
 export type SdkLogger = Record<keyof typeof LEVELS, SdkLogMethod>;
 
@@ -67,6 +69,8 @@ function lineOf(message: unknown, meta: unknown[]): [string, LogFields] {
     else args.push(item);
   }
   if (args.length > 0) fields.args = args;
+  // The line's own keys are the logger's, as winston keeps its level and message over the meta's.
+  for (const key of RESERVED) delete fields[key];
   return [msg, fields];
 }
 

@@ -21,8 +21,10 @@ export type LoopbackCaller = { access: Access } | { user: AuthUser };
 type AppFetch = (request: Request, env: unknown) => Response | Promise<Response>;
 
 export interface Loopback {
-  /** Sends the calls to this app, now listening at `url`; before it, they fail with a message saying why. */
-  bind(fetch: AppFetch, url: string): void;
+  /** Sends the calls to this app from now on; before it, they fail with a message saying why. */
+  bind(fetch: AppFetch): void;
+  /** The server's URL once it listens, for clients made from now on. */
+  listening(url: string): void;
   /** Runs an http.app request's handlers so that loopback calls they make act for its caller. */
   withRequest<T>(c: Context, run: () => Promise<T>): Promise<T>;
 }
@@ -30,14 +32,14 @@ export interface Loopback {
 /**
  * Registers the loopback for this process. Done before graphs and http.app are imported: a module
  * may create its Client at import, and the client reads the globals then. `baseUrl` is where the
- * server means to listen (with its mount prefix) until bind() says where it does; only its path
- * matters, as the calls never leave the process.
+ * server means to listen (with its mount prefix) until listening() says where it does; only its
+ * path matters, as the calls never leave the process.
  */
 export function registerLoopback(baseUrl: string): Loopback {
   const requests = new AsyncLocalStorage<Context>();
   let target: AppFetch | undefined;
   const loopbackFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    if (!target) throw new Error("The server is still starting: a Client without apiUrl can call it once it is listening");
+    if (!target) throw new Error("The server is still starting: a Client without apiUrl can call it once the graphs have loaded");
     const caller = callerOf(requests.getStore());
     return target(new Request(input, init), { [LOOPBACK]: { caller } });
   };
@@ -45,8 +47,10 @@ export function registerLoopback(baseUrl: string): Loopback {
   globals[FETCH_KEY] = loopbackFetch;
   globals[URL_KEY] = baseUrl;
   return {
-    bind: (fetch, url) => {
+    bind: (fetch) => {
       target = fetch;
+    },
+    listening: (url) => {
       globals[URL_KEY] = url;
     },
     withRequest: (c, run) => requests.run(c, run),
