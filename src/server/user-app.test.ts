@@ -81,6 +81,26 @@ describe("mountUserApp", () => {
     expect(await (await api.request("/admin/ping")).text()).toBe("pong");
   });
 
+  it("keeps the status of an HTTPException its middleware throws, from its own copy of Hono too", async () => {
+    class TheirHttpException extends Error {
+      constructor(readonly status: number, message: string) {
+        super(message);
+      }
+      getResponse() {
+        return new Response(this.message, { status: this.status });
+      }
+    }
+    const user = new Hono();
+    user.use("/threads", async (c, next) => {
+      if (c.req.header("x-key") !== "open sesame") throw new TheirHttpException(401, "Missing or wrong x-key");
+      await next();
+    });
+    const { post } = apiWith(user);
+    const refused = await post("/threads", {});
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ detail: "Missing or wrong x-key" });
+  });
+
   it("asks an app that only has fetch first and passes a 404 on to the API", async () => {
     const fetchApp = { fetch: (request: Request) => (new URL(request.url).pathname === "/mine" ? new Response("mine") : new Response(null, { status: 404 })) };
     const { api, post } = apiWith(fetchApp);
