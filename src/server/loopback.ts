@@ -67,7 +67,8 @@ export function loopbackCaller(c: Context): LoopbackCaller | undefined {
 function callerOf(request: Context | undefined): LoopbackCaller | undefined {
   const configurable = getConfig()?.configurable;
   const runUser = configurable?.langgraph_auth_user;
-  if (typeof runUser === "object" && runUser !== null && (runUser as { identity?: unknown }).identity) {
+  const identity = (runUser as { identity?: unknown } | undefined)?.identity;
+  if (typeof runUser === "object" && typeof identity === "string" && identity !== "") {
     const user = normaliseUser(runUser);
     const permissions = configurable?.langgraph_auth_permissions;
     return { user: Array.isArray(permissions) ? { ...user, permissions: permissions.filter((p): p is string => typeof p === "string") } : user };
