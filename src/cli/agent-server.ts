@@ -28,6 +28,9 @@ import { GraphStore } from "../runtime/graph-store.js";
 import { importExport } from "../runtime/load-module.js";
 import { loadStoreIndex } from "../runtime/store-embedder.js";
 import { createApp, type AppDeps, type HealthProbe } from "../server/app.js";
+import { registerLoopback } from "../server/loopback.js";
+import type { UserApp } from "../server/user-app.js";
+import { registerSdkLogger } from "../runtime/sdk-logger.js";
 import { healthResponse } from "../server/routes/meta.js";
 import { openStorage } from "../storage/open-storage.js";
 import type { Storage } from "../storage/ports.js";
@@ -85,6 +88,9 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const servesApi = role !== "worker";
   applyProjectEnv(config.project);
   warnIgnoredKeys(config.project, logger);
+  // Before any user module is imported: one may call getLogger() or create its Client at import.
+  registerSdkLogger(logger);
+  const loopback = registerLoopback(`http://localhost:${config.port}${config.mountPrefix}`);
 
   const graphs = await loadGraphRegistry(config.project.graphs);
   const userApp = config.project.http.app ? await loadUserApp(config.project.root, config.project.http.app) : undefined;
@@ -187,7 +193,6 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     await worker?.start();
     scheduler?.start();
   };
-  if (!infra.startDrained) await resume();
   if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
 
   const deps: AppDeps = {
@@ -206,8 +211,14 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     ...(infra.probes ? { probes: infra.probes } : {}),
     ...(userApp ? { userApp } : {}),
     ...(auth ? { auth } : {}),
+    loopback,
   };
-  const app = servesApi ? createApp(deps).app : healthOnlyApp(storage, infra.probes ?? [], config.mountPrefix);
+  // A worker-only process serves no API, but its graphs' loopback calls still need one.
+  const api = createApp(deps).app;
+  loopback.bind((request, env) => api.fetch(request, env));
+  const app = servesApi ? api : healthOnlyApp(storage, infra.probes ?? [], config.mountPrefix);
+  // After the loopback is bound: a run resumed at boot may call this server at once.
+  if (!infra.startDrained) await resume();
   const sweeper = runsWorker
     ? startThreadTtlSweeper({
         threads,
@@ -223,6 +234,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const { server, port, origin } = await listenHttp(app.fetch, config.host, config.port);
   const url = `${origin}${config.mountPrefix}`;
   selfUrl = url;
+  loopback.listening(url);
   deliveries?.start();
   logger.info("listening", { url, role, worker_id: infra.workerId, ...(servesApi ? { docs: `${url}/docs` } : {}) });
 
@@ -288,14 +300,13 @@ async function loadProjectAuth(root: string, path: string | undefined, logger: L
   return { ...hooks, authenticate: hooks.authenticate };
 }
 
-async function loadUserApp(root: string, spec: string): Promise<NonNullable<AppDeps["userApp"]>> {
+async function loadUserApp(root: string, spec: string): Promise<UserApp> {
   const target = parseImportString(root, spec);
   const exported = await importExport(target, "http.app");
   if (!exported || typeof (exported as { fetch?: unknown }).fetch !== "function") {
     throw new StartupError(`http.app: '${target.exportName}' exported from ${target.file} is not a Hono app (it has no fetch method).`);
   }
-  const app = exported as NonNullable<AppDeps["userApp"]>;
-  return { fetch: (request) => app.fetch(request) };
+  return exported as UserApp;
 }
 
 function warnIgnoredKeys(project: ServerConfig["project"], logger: Logger): void {

@@ -1,5 +1,6 @@
-// Which request headers reach a run's `configurable` (http.configurable_headers): opt-in by glob,
-// excludes win, and the secret headers never pass whatever the patterns say.
+// Which request headers reach a run's `configurable` (http.configurable_headers). Without includes,
+// the official servers' default: every `x-*` header and `user-agent`. Includes replace that default,
+// excludes win over both, and the secret headers never pass whatever the patterns say.
 
 const NEVER = new Set(["x-api-key", "x-tenant-id", "x-service-key", "authorization", "cookie"]);
 
@@ -10,12 +11,14 @@ export interface HeaderPatterns {
   exclude?: string[];
 }
 
+const DEFAULT_INCLUDES = ["x-*", "user-agent"];
+
 export function headerFilter(patterns: HeaderPatterns | undefined): (headers: Headers | Record<string, string>) => Record<string, string> {
-  const includes = [...(patterns?.includes ?? []), ...(patterns?.include ?? [])].map(globToRegExp);
+  const listed = [...(patterns?.includes ?? []), ...(patterns?.include ?? [])];
+  const includes = (listed.length > 0 ? listed : DEFAULT_INCLUDES).map(globToRegExp);
   const excludes = [...(patterns?.excludes ?? []), ...(patterns?.exclude ?? [])].map(globToRegExp);
   return (headers) => {
     const out: Record<string, string> = {};
-    if (includes.length === 0) return out;
     const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
     for (const [rawName, value] of entries) {
       const name = rawName.toLowerCase();

@@ -8,6 +8,8 @@ export type AppEnv = {
     routePattern: string;
     /** The caller under custom auth; unset when langgraph.json has no `auth`. */
     access: Access | undefined;
+    /** The body as the user's http.app parsed it with `c.req.json()`, amendments included (user-app.ts). */
+    userJson: Promise<unknown> | undefined;
   };
 };
 

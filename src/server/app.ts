@@ -31,6 +31,8 @@ import { threadStateRoutes } from "./routes/thread-state.js";
 import { threadStreamRoutes } from "./routes/thread-stream.js";
 import { threadRoutes } from "./routes/threads.js";
 import { mountUi, UI_BUILD_DIR } from "./ui.js";
+import { mountUserApp, type UserApp } from "./user-app.js";
+import type { Loopback } from "./loopback.js";
 
 export type { HealthProbe };
 
@@ -54,8 +56,10 @@ export interface AppDeps {
   auth?: AuthHooks & { authenticate: AuthenticateHook };
   /** The thread/run view's build output, served at /ui; ui/dist by default. */
   uiDir?: string;
-  /** The user's `http.app` (a Hono app or anything with `fetch`), tried before our routes. */
-  userApp?: { fetch: (request: Request, ...rest: unknown[]) => Response | Promise<Response> };
+  /** The user's `http.app` (a Hono app or anything with `fetch`), ahead of our routes (user-app.ts). */
+  userApp?: UserApp;
+  /** Lets the user's routes call this server through the SDK's Client as themselves (loopback.ts). */
+  loopback?: Loopback;
 }
 
 export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
@@ -78,18 +82,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   // The user's routes are open unless http.enable_custom_route_auth says otherwise (as on the platform).
   const authenticate = deps.auth ? authMiddleware(deps.auth, { prefix: config.mountPrefix, log, openUi: !http.disable_ui }) : undefined;
   if (authenticate && http.enable_custom_route_auth) api.use(authenticate);
-  if (deps.userApp) {
-    const userApp = deps.userApp;
-    api.use(async (c, next) => {
-      // The user's routes are written without the mount prefix, as on the platform.
-      const response = await userApp.fetch(config.mountPrefix ? withoutPrefix(c.req.raw, config.mountPrefix) : c.req.raw);
-      if (response.status !== 404) {
-        c.set("routePattern", "http.app");
-        return response;
-      }
-      await next();
-    });
-  }
+  if (deps.userApp) mountUserApp(api, deps.userApp, { prefix: config.mountPrefix, ...(deps.loopback ? { loopback: deps.loopback } : {}) });
 
   if (authenticate && !http.enable_custom_route_auth) api.use(authenticate);
 
@@ -130,10 +123,4 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   root.route(config.mountPrefix, api);
   root.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path} (routes are under ${config.mountPrefix})` }, 404));
   return { app: root, routes };
-}
-
-function withoutPrefix(request: Request, prefix: string): Request {
-  const url = new URL(request.url);
-  if (url.pathname === prefix || url.pathname.startsWith(prefix + "/")) url.pathname = url.pathname.slice(prefix.length) || "/";
-  return new Request(url, request);
 }

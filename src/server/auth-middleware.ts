@@ -1,13 +1,14 @@
 // Authenticates every request, once, before any route runs, and leaves the caller's Access for the
 // routes. Only installed when langgraph.json has `auth`; /ok, the API docs and the /ui app's files
 // stay open. A header such as `x-auth-scheme` changes nothing here: every other request goes
-// through `authenticate`.
+// through `authenticate`, except an in-process call (loopback.ts) made for a known caller.
 import type { MiddlewareHandler } from "hono";
 import { accessFor } from "../auth/authorize.js";
 import { authenticateRequest } from "../auth/authenticate.js";
 import type { AuthenticateHook, AuthHooks } from "../auth/load-auth.js";
 import type { Logger } from "../logging.js";
 import type { AppEnv } from "./app-env.js";
+import { loopbackCaller } from "./loopback.js";
 
 /** What stays reachable without credentials: the health check and the API description. */
 export const OPEN_PATHS = ["/ok", "/docs", "/openapi.json"] as const;
@@ -24,6 +25,11 @@ export function authMiddleware(
   return async function authenticate(c, next) {
     // Preflights carry no credentials by design; CORS answers them.
     if (c.req.method === "OPTIONS" || open.has(c.req.path) || isUi(c.req.method, c.req.path)) return next();
+    const caller = loopbackCaller(c);
+    if (caller) {
+      c.set("access", "access" in caller ? caller.access : accessFor(hooks, caller.user));
+      return next();
+    }
     try {
       c.set("access", accessFor(hooks, await authenticateRequest(hooks.authenticate, c.req.raw)));
     } catch (err) {

@@ -35,12 +35,17 @@ export function errorHandler(log: Logger) {
     if (err instanceof AuthRejection) {
       return c.json({ detail: err.message }, err.status as ContentfulStatusCode, err.headers);
     }
-    if (err instanceof HTTPException) {
-      const status = err.status;
-      return c.json({ detail: err.message || "Request failed" }, status);
+    if (err instanceof HTTPException || isHonoHttpException(err)) {
+      return c.json({ detail: err.message || "Request failed" }, err.status);
     }
     const requestId = c.get("requestId") as string | undefined;
     log.error("unhandled error", { request_id: requestId, method: c.req.method, path: c.req.path, err });
     return c.json({ detail: `Internal error (request ${requestId ?? "unknown"}). The server log has the details.` }, 500);
   };
+}
+
+/** Hono's HTTPException from another copy of Hono: a user's http.app may bring its own. */
+function isHonoHttpException(err: Error): err is Error & { status: ContentfulStatusCode } {
+  const { status, getResponse } = err as Error & { status?: unknown; getResponse?: unknown };
+  return typeof getResponse === "function" && typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599;
 }

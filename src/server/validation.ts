@@ -6,6 +6,7 @@ import { GantryError, ValidationFailure, type ValidationIssue } from "../errors.
 import { isUuid } from "../ids.js";
 import { formatPath, parseIgnoringUnknownKeys } from "../unknown-keys.js";
 import { readBodyText } from "./node-request.js";
+import { bodyParsedByUserApp } from "./user-app.js";
 
 /** One sentence from a zod failure: where, then what. */
 export function describeZodError(error: z.ZodError, where: "body" | "query"): string {
@@ -36,6 +37,10 @@ function mostSpecific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
 
 /** Reads the body as JSON whatever its Content-Type (the platform is as lenient); empty means {}. */
 export async function readJson(c: Context): Promise<unknown> {
+  const parsed = bodyParsedByUserApp(c);
+  if (parsed) return parsed.catch((err: unknown) => {
+    throw new GantryError("malformed", `The request body is not valid JSON: ${(err as Error).message}`);
+  });
   const text = await readBodyText(c);
   if (text.trim() === "") return undefined;
   try {

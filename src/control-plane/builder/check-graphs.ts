@@ -2,13 +2,17 @@
 // once, the way `gantry dev` will, so a graph that throws on import fails the build, not the deploy.
 import { applyProjectEnv } from "../../config/server-config.js";
 import { loadProjectConfig } from "../../config/langgraph-config.js";
+import { createLogger } from "../../logging.js";
 import { loadGraphRegistry } from "../../runtime/graph-registry.js";
+import { registerSdkLogger } from "../../runtime/sdk-logger.js";
 
 const configPath = process.argv[2];
 try {
   if (!configPath) throw new Error("usage: check-graphs <langgraph.json>");
   const project = loadProjectConfig(configPath);
   applyProjectEnv(project);
+  // A graph may take the platform's logger at import, as it will under `gantry serve`.
+  registerSdkLogger(createLogger({ level: "info", json: false }));
   const graphs = await loadGraphRegistry(project.graphs);
   console.log(`Imported graph${graphs.ids().length === 1 ? "" : "s"}: ${graphs.ids().join(", ")}`);
   process.exit(0);
