@@ -62,19 +62,19 @@ describe("custom auth", () => {
     });
 
     it("answers any other exception from authenticate with a generic 401 that quotes nothing of it", async () => {
-      const raw = await request(server.url, "GET", "/info", { headers: { authorization: "Bearer crash" } });
+      const raw = await request(server.url, "POST", "/threads/search", { body: {}, headers: { authorization: "Bearer crash" } });
       expect(raw.status).toBe(401);
       expect(detailOf(raw)).toMatch(/^Authentication failed/);
       expect(raw.text).not.toContain("hunter2");
       expect(server.output()).not.toContain("hunter2");
     });
 
-    it("leaves /ok and the API docs open, and protects everything else", async () => {
+    it("leaves /ok, /info and the API docs open, and protects everything else", async () => {
       expect((await request(server.url, "GET", "/ok")).status).toBe(200);
+      expect((await request(server.url, "GET", "/info")).status).toBe(200);
       expect((await request(server.url, "GET", "/docs")).status).toBe(200);
       expect((await request(server.url, "GET", "/openapi.json")).status).toBe(200);
       for (const [method, path] of [
-        ["GET", "/info"],
         ["GET", "/metrics"],
         ["POST", "/assistants/search"],
         ["POST", "/runs/crons/search"],
