@@ -1,5 +1,6 @@
 // Assistant rules: graph ids stand in for their system assistant, creates honour if_exists, patches
 // write a new version, deleting may take the assistant's threads along.
+import { isDeepStrictEqual } from "node:util";
 import { conflict, invalid, notFound } from "../errors.js";
 import { isUuid, newId, systemAssistantId } from "../ids.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
@@ -218,21 +219,8 @@ export async function ensureSystemAssistants(
     if (made) created.push(graphId);
     else if (wanted) {
       const existing = await repo.get(assistantId);
-      if (existing && !(sameJson(existing.config, wanted.config) && sameJson(existing.context, wanted.context))) drifted.push(graphId);
+      if (existing && !(isDeepStrictEqual(existing.config, wanted.config) && isDeepStrictEqual(existing.context, wanted.context))) drifted.push(graphId);
     }
   }
   return { created, drifted };
-}
-
-/** Equal as JSON values, whatever the order of object keys (PostgreSQL's jsonb reorders them). */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
-  }
-  if (typeof a === "object" && a !== null && typeof b === "object" && b !== null) {
-    const keysA = Object.keys(a);
-    const keysB = Object.keys(b);
-    return keysA.length === keysB.length && keysA.every((key) => key in b && sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
-  }
-  return a === b;
 }

@@ -61,8 +61,9 @@ export interface RunSignals {
 
 /**
  * `access` (custom auth): creating is `threads:create_run` (plus the assistant's check, see
- * AssistantService.getForRun), reading `threads:read`, cancelling `threads:update`, deleting `threads:delete`; a run
- * is seen only through a thread the filter allows, and carries its creator in `configurable`.
+ * AssistantService.getForRun), reading `threads:read`, cancelling `threads:update`, deleting
+ * `threads:delete`; a run is seen only through a thread the filter allows, and carries its
+ * creator in `configurable`.
  */
 export interface RunService {
   create(threadId: string | null, body: RunCreate, request: { headers: Record<string, string> }, access?: Access): Promise<Run>;
