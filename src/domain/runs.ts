@@ -277,12 +277,16 @@ const wrongGraph = (threadId: string, threadGraph: string, assistant: Assistant)
 
 /**
  * The platform's user_id: one the config sets (the run's, else its assistant's), else the caller's
- * identity under custom auth; absent when there is neither.
+ * identity under custom auth, else the creator a cron's config carries (its runs have no caller);
+ * absent when there is none.
  */
 function userIdOf(config: JsonObject, access: Access | undefined): { user_id?: Json } {
-  const given = (config.configurable as JsonObject | undefined)?.user_id;
+  const configurable = config.configurable as JsonObject | undefined;
+  const given = configurable?.user_id;
   if (given !== undefined && given !== null && given !== "") return { user_id: given };
-  return access ? { user_id: access.user.identity } : {};
+  if (access) return { user_id: access.user.identity };
+  const creator = configurable?.langgraph_auth_user_id;
+  return typeof creator === "string" ? { user_id: creator } : {};
 }
 
 /**

@@ -185,7 +185,7 @@ describe("custom auth", () => {
       const thread = await alice.threads.create();
       const webhook = `${receiver.url}/background/${thread.thread_id}`;
       const run = await alice.runs.create(thread.thread_id, assistant.assistant_id, { input: {}, webhook });
-      expect((run as unknown as { kwargs: unknown }).kwargs).toMatchObject({ config: { configurable: { langgraph_auth_user_id: "alice" } } });
+      expect((run as unknown as { kwargs: unknown }).kwargs).toMatchObject({ config: { configurable: { langgraph_auth_user_id: "alice", user_id: "alice" } } });
       await alice.runs.join(thread.thread_id, run.run_id);
       expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({ user_id: "alice", display_name: "Alice A." });
       const hook = await eventually("the run's webhook", async () => receiver.received.find((r) => r.path === `/background/${thread.thread_id}`));
@@ -210,6 +210,7 @@ describe("custom auth", () => {
       });
       await alice.runs.join(thread.thread_id, fired!.run_id);
       expect(fired!.metadata).toMatchObject({ cron_id: cron.cron_id, owner: "alice" });
+      expect((fired as unknown as { kwargs: unknown }).kwargs).toMatchObject({ config: { configurable: { user_id: "alice" } } });
       expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({ user_id: "alice", permissions: ["delete"] });
       const hook = await eventually("the cron run's webhook", async () => receiver.received.find((r) => r.path === `/cron/${thread.thread_id}`));
       expect(hook.json).toMatchObject({ run_id: fired!.run_id, values: { user_id: "alice" } });
