@@ -100,7 +100,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const { storage, migrated, location } = await openStorage(config, logger);
   logger.info("storage ready", { backend: storage.backend, location, migrated });
 
-  const assistants = assistantService({ assistants: storage.assistants, threads: storage.threads, graphs });
+  const assistants = assistantService({ assistants: storage.assistants, threads: storage.threads, graphs, defaults: config.graphDefaults });
   const state = threadStateService({ threads: storage.threads, graphs, checkpoints: storage.checkpoints });
   const threads = threadService({ threads: storage.threads, ttl: config.threadTtl, checkpoints: storage.checkpoints, state });
   const store = storeService({
@@ -111,8 +111,15 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
       ...(storeIndex ? { index: storeIndex } : {}),
     },
   });
-  const created = await ensureSystemAssistants(storage.assistants, graphs);
+  const { created, drifted } = await ensureSystemAssistants(storage.assistants, graphs, config.graphDefaults);
   logger.info("graphs loaded", { graphs: graphs.ids(), system_assistants_created: created });
+  const unknownGraphs = Object.keys(config.graphDefaults).filter((graphId) => !graphs.has(graphId));
+  if (unknownGraphs.length > 0) logger.warn("LANGGRAPH_CONFIG names graphs that langgraph.json does not have; their entries are ignored", { graphs: unknownGraphs });
+  if (drifted.length > 0) {
+    logger.warn("system assistants keep the config they were created with, which differs from LANGGRAPH_CONFIG now; update them through the API (the graph id is their assistant id) to apply it", {
+      graphs: drifted,
+    });
+  }
 
   const webhookMetrics = createWebhookMetrics();
   let selfUrl = "";

@@ -4,6 +4,7 @@ import { resolve, join, dirname } from "node:path";
 import { z } from "zod";
 import { StartupError } from "../errors.js";
 import type { LogLevel } from "../logging.js";
+import { parseGraphDefaults, type GraphDefaults } from "./graph-defaults.js";
 import { loadProjectConfig, type ProjectConfig } from "./langgraph-config.js";
 import { loadWebhookConfig, type WebhookConfig } from "./webhook-config.js";
 
@@ -65,6 +66,8 @@ export interface ServerConfig {
   streamRetentionMs: number;
   cron: CronConfig;
   webhooks: WebhookConfig;
+  /** LANGGRAPH_CONFIG, by graph id: the config and context a graph's assistants get when created without them. */
+  graphDefaults: Record<string, GraphDefaults>;
 }
 
 export interface CronConfig {
@@ -198,6 +201,8 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
       ...(e.GANTRY_CRON_CLOCK_FILE !== undefined ? { clockFile: resolve(e.GANTRY_CRON_CLOCK_FILE) } : {}),
     },
     webhooks: loadWebhookConfig(project, env),
+    // As every variable langgraph.json's `env` sets: the process environment wins (applyProjectEnv).
+    graphDefaults: parseGraphDefaults(env.LANGGRAPH_CONFIG ?? project.env.LANGGRAPH_CONFIG),
   });
 }
 

@@ -1,5 +1,6 @@
 // Assistant rules: graph ids stand in for their system assistant, creates honour if_exists, patches
 // write a new version, deleting may take the assistant's threads along.
+import { isDeepStrictEqual } from "node:util";
 import { conflict, invalid, notFound } from "../errors.js";
 import { isUuid, newId, systemAssistantId } from "../ids.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
@@ -25,6 +26,13 @@ export interface AssistantService {
   resolveId(idOrGraphId: string): string;
   create(input: AssistantCreate, access?: Access): Promise<Assistant>;
   get(idOrGraphId: string, access?: Access): Promise<Assistant>;
+  /**
+   * The assistant a run (or a cron's runs) will execute. A graph's system assistant serves every
+   * caller whom the run's own handler (`threads:create_run`) lets through; any other assistant
+   * must pass the caller's `assistants:search` filter, as on the platform, so a user's assistant
+   * stays unusable to users who cannot see it.
+   */
+  getForRun(idOrGraphId: string, access?: Access): Promise<Assistant>;
   update(idOrGraphId: string, patch: AssistantPatch, access?: Access): Promise<Assistant>;
   delete(idOrGraphId: string, options: { deleteThreads: boolean }, access?: Access): Promise<void>;
   search(filter: AssistantFilter, sort: { by: AssistantSortField; order: SortOrder }, page: Page, access?: Access): Promise<Paged<Assistant>>;
@@ -33,11 +41,27 @@ export interface AssistantService {
   setLatest(idOrGraphId: string, version: number, access?: Access): Promise<Assistant>;
 }
 
-export function assistantService(deps: { assistants: AssistantRepo; threads: ThreadRepo; graphs: GraphRegistry }): AssistantService {
+/** A graph's defaults for new assistants (LANGGRAPH_CONFIG): what `config` and `context` are when a create leaves them out. */
+export interface AssistantDefaults {
+  config: JsonObject;
+  context: JsonObject;
+}
+
+export function assistantService(deps: {
+  assistants: AssistantRepo;
+  threads: ThreadRepo;
+  graphs: GraphRegistry;
+  defaults?: Record<string, AssistantDefaults>;
+}): AssistantService {
   const { assistants, threads, graphs } = deps;
+  const defaults = deps.defaults ?? {};
 
   // Derived once: a uuid5 is a SHA-1, and the graph id is what most run creations name.
   const systemIds = new Map(graphs.ids().map((graphId) => [graphId, systemAssistantId(graphId)]));
+  const systemIdSet = new Set(systemIds.values());
+  // Made at start-up for its graph, under the id derived from that graph's id.
+  const isSystemAssistant = (assistant: Assistant) =>
+    assistant.metadata.created_by === "system" && systemIds.get(assistant.graph_id) === assistant.assistant_id;
   const resolveId = (idOrGraphId: string): string => {
     if (isUuid(idOrGraphId)) return idOrGraphId.toLowerCase();
     const systemId = systemIds.get(idOrGraphId);
@@ -66,11 +90,13 @@ export function assistantService(deps: { assistants: AssistantRepo; threads: Thr
         throw invalid(`Field 'assistant_id' must be a UUID, got '${input.assistant_id}'`);
       }
       const assistantId = input.assistant_id?.toLowerCase() ?? newId();
+      const config = input.config ?? defaults[input.graph_id]?.config ?? {};
+      const context = input.context ?? defaults[input.graph_id]?.context ?? {};
       const value: Record<string, unknown> = {
         assistant_id: assistantId,
         graph_id: input.graph_id,
-        config: input.config ?? {},
-        context: input.context ?? {},
+        config,
+        context,
         metadata: input.metadata,
         if_exists: input.if_exists ?? "raise",
         name: input.name ?? "Untitled",
@@ -81,8 +107,8 @@ export function assistantService(deps: { assistants: AssistantRepo; threads: Thr
       const created = await assistants.create({
         assistant_id: assistantId,
         graph_id: input.graph_id,
-        config: input.config ?? {},
-        context: input.context ?? {},
+        config,
+        context,
         metadata: input.metadata,
         name: input.name ?? "Untitled",
         description: input.description ?? null,
@@ -98,6 +124,17 @@ export function assistantService(deps: { assistants: AssistantRepo; threads: Thr
     async get(idOrGraphId, access) {
       const assistantId = resolveId(idOrGraphId);
       return mustGet(assistantId, await authorize(access, "assistants", "read", { assistant_id: assistantId }));
+    },
+    async getForRun(idOrGraphId, access) {
+      const assistantId = resolveId(idOrGraphId);
+      if (!access) return mustGet(assistantId);
+      if (systemIdSet.has(assistantId)) {
+        const found = await assistants.get(assistantId);
+        if (found && isSystemAssistant(found)) return found;
+      }
+      // The platform asks the search handler with an empty search: the filter it returns is the one
+      // that decides which assistants the caller may list, and so may run.
+      return mustGet(assistantId, await access.authorize("assistants", "search", { metadata: {} }));
     },
     async update(idOrGraphId, request, access) {
       const patch = { ...request, ...(request.metadata ? { metadata: { ...request.metadata } } : {}) };
@@ -153,21 +190,37 @@ function searchAuth(filter: AssistantFilter, page: Page | undefined, access: Acc
   });
 }
 
-/** One assistant per graph, created at start-up and left alone when it exists (spec §0.1). */
-export async function ensureSystemAssistants(repo: AssistantRepo, graphs: GraphRegistry): Promise<string[]> {
+/**
+ * One assistant per graph, created at start-up with the graph's defaults (LANGGRAPH_CONFIG) and
+ * left alone when it exists (spec §0.1), as the official servers do: one that exists keeps the
+ * config it has, which may have been changed through the API since. `drifted` names the graphs
+ * whose existing system assistant no longer matches their defaults, so start-up can say so.
+ */
+export async function ensureSystemAssistants(
+  repo: AssistantRepo,
+  graphs: GraphRegistry,
+  defaults: Record<string, AssistantDefaults> = {},
+): Promise<{ created: string[]; drifted: string[] }> {
   const created: string[] = [];
+  const drifted: string[] = [];
   for (const graphId of graphs.ids()) {
     const description = graphs.get(graphId).spec.description ?? null;
+    const wanted = defaults[graphId];
+    const assistantId = systemAssistantId(graphId);
     const made = await repo.create({
-      assistant_id: systemAssistantId(graphId),
+      assistant_id: assistantId,
       graph_id: graphId,
-      config: {},
-      context: {},
+      config: wanted?.config ?? {},
+      context: wanted?.context ?? {},
       metadata: { created_by: "system" },
       name: graphId,
       description,
     });
     if (made) created.push(graphId);
+    else if (wanted) {
+      const existing = await repo.get(assistantId);
+      if (existing && !(isDeepStrictEqual(existing.config, wanted.config) && isDeepStrictEqual(existing.context, wanted.context))) drifted.push(graphId);
+    }
   }
-  return created;
+  return { created, drifted };
 }

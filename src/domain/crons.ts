@@ -102,7 +102,7 @@ export function cronService(deps: CronServiceDeps): CronService {
   return {
     async create(threadId, request, access) {
       const body = { ...request, metadata: { ...(request.metadata ?? {}) } };
-      const assistant = await assistants.get(body.assistant_id, access);
+      const assistant = await assistants.getForRun(body.assistant_id, access);
       const cronId = newId();
       if (access) {
         // Its runs act for its creator: the user rides in the run config every occurrence starts from.

@@ -60,9 +60,10 @@ export interface RunSignals {
 }
 
 /**
- * `access` (custom auth): creating is `threads:create_run` (plus `assistants:read` on the
- * assistant), reading `threads:read`, cancelling `threads:update`, deleting `threads:delete`; a run
- * is seen only through a thread the filter allows, and carries its creator in `configurable`.
+ * `access` (custom auth): creating is `threads:create_run` (plus the assistant's check, see
+ * AssistantService.getForRun), reading `threads:read`, cancelling `threads:update`, deleting
+ * `threads:delete`; a run is seen only through a thread the filter allows, and carries its
+ * creator in `configurable`.
  */
 export interface RunService {
   create(threadId: string | null, body: RunCreate, request: { headers: Record<string, string> }, access?: Access): Promise<Run>;
@@ -125,7 +126,7 @@ export function runService(deps: RunServiceDeps): RunService {
     checkWebhook,
     async create(threadId, input, request, access) {
       const body = { ...input, metadata: { ...(input.metadata ?? {}) } };
-      const assistant = await assistants.get(body.assistant_id, access);
+      const assistant = await assistants.getForRun(body.assistant_id, access);
       const stateless = threadId === null;
       if (body.webhook !== undefined) await checkWebhook(body.webhook);
       const runId = newId();
@@ -157,6 +158,7 @@ export function runService(deps: RunServiceDeps): RunService {
         thread_id: targetThread,
         graph_id: assistant.graph_id,
         assistant_id: assistant.assistant_id,
+        ...userIdOf(config, access),
         ...(body.langsmith_tracer?.project_name ? { langsmith_project: body.langsmith_tracer.project_name } : {}),
         ...(body.langsmith_tracer?.example_id ? { langsmith_example_id: body.langsmith_tracer.example_id } : {}),
       };
@@ -174,7 +176,7 @@ export function runService(deps: RunServiceDeps): RunService {
       const kwargs: JsonObject = {
         input: (body.input ?? null) as Json,
         command: (body.command ?? null) as Json,
-        config: { ...config, configurable } as JsonObject,
+        config: { ...config, configurable, metadata: runConfigMetadata(assistant, config, body.metadata) } as JsonObject,
         context: { ...(assistant.context as JsonObject), ...((body.context ?? {}) as JsonObject) },
         stream_mode: streamMode,
         subgraphs: body.stream_subgraphs ?? false,
@@ -272,6 +274,34 @@ export function checkThreadGraph(thread: Thread, assistant: Assistant): void {
 
 const wrongGraph = (threadId: string, threadGraph: string, assistant: Assistant) =>
   invalid(`Thread ${threadId} belongs to graph '${threadGraph}', but assistant ${assistant.assistant_id} runs graph '${assistant.graph_id}'`);
+
+/**
+ * The platform's user_id: one the config sets (the run's, else its assistant's), else the caller's
+ * identity under custom auth, else the creator a cron's config carries (its runs have no caller);
+ * absent when there is none.
+ */
+function userIdOf(config: JsonObject, access: Access | undefined): { user_id?: Json } {
+  const configurable = config.configurable as JsonObject | undefined;
+  const given = configurable?.user_id;
+  if (given !== undefined && given !== null && given !== "") return { user_id: given };
+  if (access) return { user_id: access.user.identity };
+  const creator = configurable?.langgraph_auth_user_id;
+  return typeof creator === "string" ? { user_id: creator } : {};
+}
+
+/**
+ * The metadata a run executes with, which every checkpoint it writes records: its assistant's,
+ * then the config's, then the run's own, as the platform merges them (less the thread's metadata,
+ * which would cost a read per run).
+ */
+function runConfigMetadata(assistant: Assistant, config: JsonObject, runMetadata: Record<string, unknown> | undefined): JsonObject {
+  const configMetadata = config.metadata;
+  return {
+    ...assistant.metadata,
+    ...(typeof configMetadata === "object" && configMetadata !== null && !Array.isArray(configMetadata) ? configMetadata : {}),
+    ...((runMetadata ?? {}) as JsonObject),
+  };
+}
 
 export function mergeConfig(base: JsonObject, override: RunCreate["config"]): JsonObject {
   if (!override) return { ...base };

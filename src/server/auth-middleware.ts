@@ -1,6 +1,6 @@
 // Authenticates every request, once, before any route runs, and leaves the caller's Access for the
-// routes. Only installed when langgraph.json has `auth`; /ok, the API docs and the /ui app's files
-// stay open. A header such as `x-auth-scheme` changes nothing here: every other request goes
+// routes. Only installed when langgraph.json has `auth`; /ok, /info, the API docs and the /ui app's
+// files stay open. A header such as `x-auth-scheme` changes nothing here: every other request goes
 // through `authenticate`, except an in-process call (loopback.ts) made for a known caller.
 import type { MiddlewareHandler } from "hono";
 import { accessFor } from "../auth/authorize.js";
@@ -10,8 +10,12 @@ import type { Logger } from "../logging.js";
 import type { AppEnv } from "./app-env.js";
 import { loopbackCaller } from "./loopback.js";
 
-/** What stays reachable without credentials: the health check and the API description. */
-export const OPEN_PATHS = ["/ok", "/docs", "/openapi.json"] as const;
+/**
+ * What stays reachable without credentials: the health check, the server's version and flags
+ * (/info, open on the official server too, where clients read it before signing in), and the API
+ * description.
+ */
+export const OPEN_PATHS = ["/ok", "/info", "/docs", "/openapi.json"] as const;
 
 export function authMiddleware(
   hooks: AuthHooks & { authenticate: AuthenticateHook },

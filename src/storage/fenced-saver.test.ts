@@ -1,7 +1,7 @@
 import { BaseCheckpointSaver, emptyCheckpoint, MemorySaver, type Checkpoint } from "@langchain/langgraph-checkpoint";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { fencedSaver } from "./fenced-saver.js";
+import { fencedSaver, runCheckpointMetadata } from "./fenced-saver.js";
 
 /** A MemorySaver whose puts wait for the test to let them land, like a write to a busy database. */
 class GatedSaver extends MemorySaver {
@@ -50,7 +50,7 @@ describe("fencedSaver", () => {
     expect((await saver.getTuple({ configurable: { thread_id: "t1", checkpoint_ns: "", checkpoint_id: other.id } }))?.checkpoint.id).toBe(other.id);
   });
 
-  it("records the writing run's id in each checkpoint's metadata, and nothing for writes outside a run", async () => {
+  it("records the writing run in each checkpoint's metadata, and nothing for writes outside a run", async () => {
     const { saver } = fencedSaver(new MemorySaver());
     const byRun = checkpoint();
     await saver.put(configFor("run-a"), byRun, { source: "loop", step: 0, parents: {} }, {});
@@ -58,8 +58,60 @@ describe("fencedSaver", () => {
     await saver.put({ configurable: { thread_id: "t1", checkpoint_ns: "" } }, byUpdate, { source: "update", step: 1, parents: {} }, {});
 
     const read = async (id: string) => (await saver.getTuple({ configurable: { thread_id: "t1", checkpoint_ns: "", checkpoint_id: id } }))?.metadata;
-    expect(await read(byRun.id)).toEqual({ source: "loop", step: 0, parents: {}, run_id: "run-a" });
+    expect(await read(byRun.id)).toEqual({ source: "loop", step: 0, parents: {}, run_id: "run-a", thread_id: "t1" });
     expect(await read(byUpdate.id)).toEqual({ source: "update", step: 1, parents: {} });
+  });
+
+  it("takes the configurable's plain values, then the run's metadata, then LangGraph's own keys, and the run id over all", () => {
+    const config = {
+      configurable: {
+        run_id: "run-a",
+        thread_id: "t1",
+        graph_id: "agent",
+        user_id: "ann",
+        attempt: 2,
+        stream: true,
+        langgraph_auth_user: { identity: "ann" },
+        langgraph_auth_permissions: ["read"],
+        checkpoint_ns: "",
+        checkpoint_id: "c1",
+        __pregel_scratchpad: "internal",
+        tier: "configurable",
+      },
+      metadata: { tier: "metadata", tags: { team: "x" }, run_id: "forged", step: 99 },
+    };
+    expect(runCheckpointMetadata(config, { source: "loop", step: 3, parents: {} }, "run-a")).toEqual({
+      run_id: "run-a",
+      thread_id: "t1",
+      graph_id: "agent",
+      user_id: "ann",
+      attempt: 2,
+      stream: true,
+      tier: "metadata",
+      tags: { team: "x" },
+      source: "loop",
+      step: 3,
+      parents: {},
+    });
+  });
+
+  it("lets a graph's history be filtered on the metadata of the run that wrote it", async () => {
+    const { saver } = fencedSaver(new MemorySaver());
+    const State = Annotation.Root({ n: Annotation<number> });
+    const graph = new StateGraph(State)
+      .addNode("inc", (s: typeof State.State) => ({ n: s.n + 1 }))
+      .addEdge(START, "inc")
+      .addEdge("inc", END)
+      .compile({ checkpointer: saver });
+    await graph.invoke({ n: 1 }, { configurable: { thread_id: "h1", run_id: "run-1" }, metadata: { batch: "first" } });
+    await graph.invoke({ n: 5 }, { configurable: { thread_id: "h1", run_id: "run-2" }, metadata: { batch: "second" } });
+    const steps = async (filter: Record<string, unknown>) => {
+      const out: Array<[unknown, unknown]> = [];
+      for await (const { metadata } of graph.getStateHistory({ configurable: { thread_id: "h1" } }, { filter })) out.push([(metadata as Record<string, unknown> | undefined)?.run_id, metadata?.step]);
+      return out;
+    };
+    expect(await steps({ batch: "first" })).toEqual([["run-1", 1], ["run-1", 0], ["run-1", -1]]);
+    expect(await steps({ run_id: "run-2", thread_id: "h1" })).toHaveLength(3);
   });
 
   it("stays a checkpoint saver a compiled graph runs with", async () => {

@@ -1,7 +1,10 @@
 // A checkpoint saver that knows which run writes (the run_id every run puts in its configurable).
-// It records that id in the metadata of each checkpoint the run writes, as the platform's
-// checkpoints carry it: a later attempt of the run reads it to know how far the run got. Being one
-// saver for every run, it can stay the graph's checkpointer while runs of that graph overlap.
+// Each checkpoint a run writes carries the run in its metadata, as the platform's checkpoints do:
+// the ids and other plain values of its configurable (run_id, thread_id, graph_id, assistant_id,
+// user_id, headers), then the run's metadata, then what LangGraph itself records (source, step,
+// parents). So a history can be filtered on a run's metadata, and a later attempt of the run reads
+// the run_id to know how far the run got. Being one saver for every run, it can stay the graph's
+// checkpointer while runs of that graph overlap.
 //
 // It can also shut one run out. LangGraph's stream rejects as soon as a run's AbortSignal fires,
 // while its loop goes on in the background and still writes the checkpoints of the step it was in.
@@ -18,6 +21,32 @@ export interface FencedSaver {
 
 /** Rollbacks are rare; a fence only matters for the moments an aborted loop takes to wind down. */
 const FENCES_KEPT = 10_000;
+
+/** Where a checkpoint sits, which its config says already; never copied into its metadata. */
+const POSITION_KEYS = new Set(["checkpoint_id", "checkpoint_ns", "checkpoint_map"]);
+
+/**
+ * The configurable contributes only strings, numbers and booleans (as LangGraph's Python
+ * checkpointers record it: the user object and permission list stay out of every checkpoint); the
+ * run's metadata is recorded whole. The run id goes last, so no metadata can pass for another run.
+ */
+export function runCheckpointMetadata(
+  config: { configurable?: Record<string, unknown>; metadata?: Record<string, unknown> },
+  metadata: CheckpointMetadata,
+  runId: string,
+): CheckpointMetadata<{ run_id: string }> {
+  const out: Record<string, unknown> = {};
+  const { configurable, metadata: runMetadata } = config;
+  for (const key in configurable) {
+    if (key.startsWith("__") || POSITION_KEYS.has(key)) continue;
+    const value = configurable[key];
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") out[key] = value;
+  }
+  for (const key in runMetadata) {
+    if (!key.startsWith("__") && !POSITION_KEYS.has(key)) out[key] = runMetadata[key];
+  }
+  return { ...out, ...metadata, run_id: runId } as CheckpointMetadata<{ run_id: string }>;
+}
 
 export function fencedSaver(inner: BaseCheckpointSaver): FencedSaver {
   const fenced = new Set<string>();
@@ -45,8 +74,7 @@ export function fencedSaver(inner: BaseCheckpointSaver): FencedSaver {
     const runId = runOf(config);
     if (runId === undefined) return inner.put(config, checkpoint, metadata, newVersions);
     if (fenced.has(runId)) return Promise.resolve(config);
-    const tagged: CheckpointMetadata<{ run_id: string }> = { ...metadata, run_id: runId };
-    return track(runId, inner.put(config, checkpoint, tagged, newVersions));
+    return track(runId, inner.put(config, checkpoint, runCheckpointMetadata(config, metadata, runId), newVersions));
   };
 
   const putWrites: BaseCheckpointSaver["putWrites"] = (config, writes, taskId) => {

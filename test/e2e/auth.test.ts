@@ -62,19 +62,19 @@ describe("custom auth", () => {
     });
 
     it("answers any other exception from authenticate with a generic 401 that quotes nothing of it", async () => {
-      const raw = await request(server.url, "GET", "/info", { headers: { authorization: "Bearer crash" } });
+      const raw = await request(server.url, "POST", "/threads/search", { body: {}, headers: { authorization: "Bearer crash" } });
       expect(raw.status).toBe(401);
       expect(detailOf(raw)).toMatch(/^Authentication failed/);
       expect(raw.text).not.toContain("hunter2");
       expect(server.output()).not.toContain("hunter2");
     });
 
-    it("leaves /ok and the API docs open, and protects everything else", async () => {
+    it("leaves /ok, /info and the API docs open, and protects everything else", async () => {
       expect((await request(server.url, "GET", "/ok")).status).toBe(200);
+      expect((await request(server.url, "GET", "/info")).status).toBe(200);
       expect((await request(server.url, "GET", "/docs")).status).toBe(200);
       expect((await request(server.url, "GET", "/openapi.json")).status).toBe(200);
       for (const [method, path] of [
-        ["GET", "/info"],
         ["GET", "/metrics"],
         ["POST", "/assistants/search"],
         ["POST", "/runs/crons/search"],
@@ -185,7 +185,7 @@ describe("custom auth", () => {
       const thread = await alice.threads.create();
       const webhook = `${receiver.url}/background/${thread.thread_id}`;
       const run = await alice.runs.create(thread.thread_id, assistant.assistant_id, { input: {}, webhook });
-      expect((run as unknown as { kwargs: unknown }).kwargs).toMatchObject({ config: { configurable: { langgraph_auth_user_id: "alice" } } });
+      expect((run as unknown as { kwargs: unknown }).kwargs).toMatchObject({ config: { configurable: { langgraph_auth_user_id: "alice", user_id: "alice" } } });
       await alice.runs.join(thread.thread_id, run.run_id);
       expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({ user_id: "alice", display_name: "Alice A." });
       const hook = await eventually("the run's webhook", async () => receiver.received.find((r) => r.path === `/background/${thread.thread_id}`));
@@ -210,6 +210,7 @@ describe("custom auth", () => {
       });
       await alice.runs.join(thread.thread_id, fired!.run_id);
       expect(fired!.metadata).toMatchObject({ cron_id: cron.cron_id, owner: "alice" });
+      expect((fired as unknown as { kwargs: unknown }).kwargs).toMatchObject({ config: { configurable: { user_id: "alice" } } });
       expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({ user_id: "alice", permissions: ["delete"] });
       const hook = await eventually("the cron run's webhook", async () => receiver.received.find((r) => r.path === `/cron/${thread.thread_id}`));
       expect(hook.json).toMatchObject({ run_id: fired!.run_id, values: { user_id: "alice" } });

@@ -35,6 +35,7 @@ const GANTRY_ENV = [
   "GANTRY_RUN_HEARTBEAT_MS",
   "GANTRY_RUN_SWEEP_MS",
   "GANTRY_QUEUE_POLL_MS",
+  "LANGGRAPH_CONFIG",
 ];
 
 export interface GantryOptions {

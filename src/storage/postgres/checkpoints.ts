@@ -135,8 +135,11 @@ function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
       await transaction(pool, async (client) => {
         await query(
           client,
+          // A run's checkpoints name their thread in their metadata: the copies name the copy.
           `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
-           SELECT $2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id = $1`,
+           SELECT $2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint,
+                  CASE WHEN metadata->>'thread_id' = $1 THEN jsonb_set(metadata, '{thread_id}', to_jsonb($2::text)) ELSE metadata END
+           FROM checkpoints WHERE thread_id = $1`,
           [fromThreadId, toThreadId],
         );
         await query(

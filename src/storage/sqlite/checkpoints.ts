@@ -59,10 +59,14 @@ export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
   });
 
   const copyThread = db.transaction((fromThreadId: string, toThreadId: string) => {
+    // A run's checkpoints name their thread in their metadata: the copies name the copy.
     sql(
       `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
-       SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id = ?`,
-    ).run(toThreadId, fromThreadId);
+       SELECT @to, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint,
+              CASE WHEN json_extract(CAST(metadata AS TEXT), '$.thread_id') = @from
+                   THEN CAST(json_set(CAST(metadata AS TEXT), '$.thread_id', @to) AS BLOB) ELSE metadata END
+       FROM checkpoints WHERE thread_id = @from`,
+    ).run({ to: toThreadId, from: fromThreadId });
     sql(
       `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value)
        SELECT ?, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes WHERE thread_id = ?`,

@@ -1,6 +1,7 @@
 // CheckpointStore cases, driven by real LangGraph graphs checkpointing through the storage's saver:
-// the latest checkpoint id, copying a thread (checkpoints and pending writes), rolling a run back
-// (to the state before it, or to nothing), and deleting a thread's checkpoints.
+// the latest checkpoint id, the run recorded in checkpoint metadata (and history filters on it),
+// copying a thread (checkpoints and pending writes), rolling a run back (to the state before it,
+// or to nothing), and deleting a thread's checkpoints.
 import { Annotation, Command, END, interrupt, START, StateGraph } from "@langchain/langgraph";
 import { expect } from "vitest";
 import type { Storage } from "../../../src/storage/ports.js";
@@ -82,6 +83,30 @@ export function checkpointCases({ storage, test }: CaseContext): void {
     await graph.invoke({ steps: ["input 3"] }, on(copyId));
     expect((await graph.getState(on(copyId))).values.steps).toHaveLength(9);
     expect((await graph.getState(on(threadId))).values).toEqual(source.values);
+  });
+
+  test("records the writing run in its checkpoints' metadata, which a history filters on, and a copy names the copy", async () => {
+    const graph = countingGraph(storage());
+    const threadId = newId();
+    const runId = newId();
+    await graph.invoke({ steps: ["input 1"] }, { ...asRun(threadId, runId), metadata: { batch: "nightly", tags: { team: "x" } } });
+    await graph.invoke({ steps: ["input 2"] }, asRun(threadId, newId()));
+    const runOf = async (id: string, filter: Record<string, unknown>) => {
+      const out: Array<Record<string, unknown>> = [];
+      for await (const snapshot of graph.getStateHistory(on(id), { filter })) out.push(snapshot.metadata as Record<string, unknown>);
+      return out;
+    };
+
+    const written = await runOf(threadId, { batch: "nightly", run_id: runId });
+    expect(written.map((m) => m.step)).toEqual([2, 1, 0, -1]);
+    expect(written[0]).toMatchObject({ run_id: runId, thread_id: threadId, batch: "nightly", tags: { team: "x" }, source: "loop" });
+    expect(await runOf(threadId, { tags: { team: "x" } })).toHaveLength(4);
+
+    const copyId = newId();
+    await store().copyThread(threadId, copyId);
+    const copied = await runOf(copyId, { run_id: runId });
+    expect(copied.map((m) => m.thread_id)).toEqual([copyId, copyId, copyId, copyId]);
+    expect((await runOf(threadId, { run_id: runId })).map((m) => m.thread_id)).toEqual([threadId, threadId, threadId, threadId]);
   });
 
   test("copies pending writes, so a copy of an interrupted thread waits on the same interrupt", async () => {
