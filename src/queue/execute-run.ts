@@ -12,6 +12,7 @@ import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CommandInput } from "../runtime/run-command.js";
 import { finalStateWatcher, streamGraphRun, type StreamMode } from "../runtime/run-stream.js";
 import { wants } from "../runtime/stream-modes.js";
+import { checkResume, pendingInterruptIds, UnknownInterruptError } from "../runtime/strict-resume.js";
 import { toThreadState } from "../runtime/thread-state.js";
 import { serializeError } from "../runtime/wire-serde.js";
 import type { Storage } from "../storage/ports.js";
@@ -97,6 +98,9 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     // Null input continues from the checkpoint: steps that completed before are not run again.
     const resume = run.attempt > 1 && (await lastCheckpointRun(graph, threadId)) === run.run_id;
     if (resume) runLog.info("resuming from the run's last checkpoint");
+    if (kwargs.strict_resume && !resume && kwargs.command?.resume != null) {
+      checkResume(kwargs.command.resume, pendingInterruptIds(toThreadState(await graph.getState!({ configurable: stateConfigurable(kwargs) }))));
+    }
     // The log always holds `values`, so /wait and /join can answer; readers filter by the modes asked.
     const modes = [...new Set<StreamMode>([...kwargs.stream_mode, "values"])];
     const finalState = finalStateWatcher();
@@ -144,6 +148,14 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
       outcome = { status: "interrupted", thread_status: "idle", delete_run: true, ...(await stateOf(storage, ctx, kwargs, threadId)) };
     } else if (action === "interrupt") {
       outcome = { status: "interrupted", thread_status: "idle", ...(await stateOf(storage, ctx, kwargs, threadId)) };
+    } else if (err instanceof UnknownInterruptError) {
+      // Refused before the graph ran: the thread keeps its state, status and waiting interrupts.
+      const error = err.toWire();
+      await emit("error", error);
+      const state = await stateOf(storage, ctx, kwargs, threadId);
+      const interrupted = state.interrupts !== undefined && Object.keys(state.interrupts).length > 0;
+      outcome = { status: "error", thread_status: interrupted ? "interrupted" : "idle", ...state, error: null };
+      runLog.info("strict resume refused", { reason: err.reason, interrupt_ids: err.interruptIds, pending_ids: err.pendingIds });
     } else {
       const error = serializeError(err);
       await emit("error", error);
@@ -211,6 +223,12 @@ async function stateOf(storage: Storage, ctx: ExecutionContext, kwargs: RunKwarg
   }
 }
 
+/** The checkpoint a run starts from: the thread's latest, or the one the run named. */
+function stateConfigurable(kwargs: RunKwargs): Record<string, unknown> {
+  const { thread_id, checkpoint_id, checkpoint_ns } = kwargs.config.configurable;
+  return { thread_id, ...(checkpoint_id !== undefined ? { checkpoint_id } : {}), ...(checkpoint_ns !== undefined ? { checkpoint_ns } : {}) };
+}
+
 /** The run id recorded on the thread's latest checkpoint, if any. */
 async function lastCheckpointRun(graph: CompiledGraphLike, threadId: string): Promise<unknown> {
   const state = (await readState(graph, threadId)) as { metadata?: { run_id?: unknown } };
@@ -243,4 +261,6 @@ export interface RunKwargs {
   temporary: boolean;
   on_disconnect: "cancel" | "continue";
   durability: "sync" | "async" | "exit";
+  /** Absent on runs stored before strict resume existed. */
+  strict_resume?: boolean;
 }
