@@ -16,7 +16,11 @@ export interface LifecycleEvent {
 export interface LifecycleTracker {
   /** Called for every library chunk, before its own events are emitted. */
   see(namespace: string[], mode: string, payload: unknown): LifecycleEvent[];
-  /** Subgraphs still open when the run ends: failed with the run's error, or completed. */
+  /**
+   * Subgraphs still open when the run ends: failed with the run's error; otherwise interrupted,
+   * since a subgraph that ran to its end was closed by its parent's task result, and a breakpoint
+   * (interruptBefore/After compiled into a subgraph) stops the run without one.
+   */
   end(error?: unknown): LifecycleEvent[];
 }
 
@@ -82,7 +86,7 @@ export function lifecycleTracker(): LifecycleTracker {
       return [...out, ...finished(namespace, payload)];
     },
     end(error) {
-      const how: Omit<LifecycleData, "namespace"> = error === undefined ? { event: "completed" } : { event: "failed", error: serializeError(error) };
+      const how: Omit<LifecycleData, "namespace"> = error === undefined ? { event: "interrupted" } : { event: "failed", error: serializeError(error) };
       const out = [...open.values()].reverse().map((namespace) => event(namespace, how));
       open.clear();
       return out;

@@ -513,6 +513,23 @@ describe("streamGraphRun lifecycle mode", () => {
     expect(lifecycle(events).map((d) => d.event)).toEqual(["started", "started", "interrupted", "interrupted"]);
   });
 
+  it("marks a subgraph stopped at a breakpoint compiled into it as interrupted", async () => {
+    const gated = new StateGraph(LogState)
+      .addNode("draft", () => ({ log: ["draft"] }))
+      .addNode("publish", () => ({ log: ["publish"] }))
+      .addEdge(START, "draft")
+      .addEdge("draft", "publish")
+      .addEdge("publish", END)
+      .compile({ interruptBefore: ["publish"] });
+    const graph = new StateGraph(LogState).addNode("gated", gated).addEdge(START, "gated").addEdge("gated", END).compile({ checkpointer: new MemorySaver() });
+    const threadId = randomUUID();
+    const first = await collect(graph, { threadId, input: { log: [] }, streamMode: ["lifecycle"] });
+    expect(lifecycle(first).map((d) => d.event)).toEqual(["started", "interrupted"]);
+    const resumed = await collect(graph, { threadId, input: null, streamMode: ["lifecycle"] });
+    expect(lifecycle(resumed).map((d) => d.event)).toEqual(["started", "completed"]);
+    expect(lifecycle(resumed)[0]!.namespace).toEqual(lifecycle(first)[0]!.namespace);
+  });
+
   it("marks the subgraphs an error went through as failed, with the error", async () => {
     const events: RunEvent[] = [];
     const graph = nestedGraph(() => {
