@@ -43,11 +43,12 @@ describe("pendingInterruptIds", () => {
     const task = (id: string, interrupts: string[], result?: unknown) => ({
       id,
       name: id,
+      path: ["__pregel_pull", id],
       error: null,
       interrupts: interrupts.map((i) => ({ id: i, value: "q" })),
       checkpoint: null,
       state: null,
-      ...(result !== undefined ? { result } : {}),
+      result: result ?? null,
     });
     const state = { tasks: [task("t1", [B]), task("t2", [A]), task("t3", ["0".repeat(32)], { done: true })] } as unknown as ThreadState;
     expect(pendingInterruptIds(state)).toEqual([A, B]);

@@ -38,7 +38,7 @@ const INTERRUPT_ID = /^[0-9a-f]{32}$/;
 export function pendingInterruptIds(state: ThreadState): string[] {
   const ids = new Set<string>();
   for (const task of state.tasks) {
-    if (task.result !== undefined) continue;
+    if (task.result !== null) continue;
     for (const interrupt of task.interrupts) if (typeof interrupt.id === "string") ids.add(interrupt.id);
   }
   return [...ids].sort();

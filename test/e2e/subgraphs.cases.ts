@@ -13,8 +13,8 @@ import { collect, framesNamed, names, RUNS_ENV, type Frame } from "./runs-suppor
 /** editorial (a review subgraph that pauses twice), expenses (two parallel interrupts), greeter (a factory). */
 const SUBGRAPHS_CONFIG = fixture("subgraphs", "langgraph.json");
 
-/** The fields of the SDK's ThreadTask that are always there (`result` only once a task finished). */
-const TASK_FIELDS = ["checkpoint", "error", "id", "interrupts", "name", "state"];
+/** The SDK's ThreadTask fields, plus `path` as the official server sends it; `result` is null until the task finished. */
+const TASK_FIELDS = ["checkpoint", "error", "id", "interrupts", "name", "path", "result", "state"];
 
 interface LifecycleData {
   event: string;
@@ -58,7 +58,7 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
         expect(flat.next).toEqual(["review"]);
         const task = flat.tasks[0]!;
         expect(Object.keys(task).sort()).toEqual(TASK_FIELDS);
-        expect(task).toMatchObject({ name: "review", error: null, state: null, interrupts: [{ value: { question: "Publish this draft?", draft: "All about otters." } }] });
+        expect(task).toMatchObject({ name: "review", path: ["__pregel_pull", "review"], error: null, result: null, state: null, interrupts: [{ value: { question: "Publish this draft?", draft: "All about otters." } }] });
         expect(task.checkpoint).toMatchObject({ thread_id, checkpoint_ns: expect.stringMatching(/^review:/) });
 
         const deep = await client.threads.getState(thread_id, undefined, { subgraphs: true });
@@ -102,7 +102,7 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
         const byName = Object.fromEntries(state.tasks.map((t) => [t.name, t])) as Record<string, ThreadTask>;
         expect(byName.manager).toMatchObject({ error: null, result: { approvals: ["manager: yes"] } });
         expect(byName.finance).toMatchObject({ error: null, interrupts: [{ value: { role: "finance" } }] });
-        expect(byName.finance).not.toHaveProperty("result");
+        expect(byName.finance!.result).toBeNull();
       });
     });
 
