@@ -87,45 +87,30 @@ export async function* streamGraphRun(graph: CompiledGraphLike, options: GraphRu
   const lifecycle = requested.has("lifecycle") ? lifecycleTracker() : undefined;
   const mapper = eventMapper(requested, options.subgraphs, lifecycle);
   const libraryOptions = toLibraryOptions({ ...options, subgraphs: options.subgraphs || lifecycle !== undefined }, libraryModes(requested));
-  if (lifecycle === undefined) {
-    yield* libraryEvents(streaming, input, libraryOptions, requested, mapper, options.runId);
-    return;
-  }
+  // One generator, no delegation: a per-event hop through another generator costs on every run.
   try {
-    yield* libraryEvents(streaming, input, libraryOptions, requested, mapper, options.runId);
+    if (!requested.has("events") && !requested.has("messages")) {
+      for await (const chunk of await streaming.stream(input, libraryOptions)) yield* mapper.chunk(chunk);
+    } else {
+      const events = streaming.streamEvents(input, { ...libraryOptions, version: "v2" });
+      for await (const event of events) {
+        if (event.tags?.includes("langsmith:hidden")) continue;
+        // The graph's own stream output reaches streamEvents as on_chain_stream events of the root run.
+        if (event.event === "on_chain_stream" && event.run_id === options.runId) {
+          yield* mapper.chunk(event.data?.chunk);
+          continue;
+        }
+        if (requested.has("events")) yield { event: "events", data: toWire(event) };
+        if (requested.has("messages") && event.event === "on_chat_model_stream" && !event.tags?.includes("nostream")) {
+          yield* mapper.token(event);
+        }
+      }
+    }
   } catch (err) {
-    yield* lifecycle.end(err);
+    if (lifecycle !== undefined) yield* lifecycle.end(err);
     throw err;
   }
-  yield* lifecycle.end();
-}
-
-async function* libraryEvents(
-  streaming: StreamingGraph,
-  input: unknown,
-  libraryOptions: Record<string, unknown>,
-  requested: Set<StreamMode>,
-  mapper: EventMapper,
-  runId: string,
-): AsyncGenerator<RunEvent> {
-  if (!requested.has("events") && !requested.has("messages")) {
-    for await (const chunk of await streaming.stream(input, libraryOptions)) yield* mapper.chunk(chunk);
-    return;
-  }
-
-  const events = streaming.streamEvents(input, { ...libraryOptions, version: "v2" });
-  for await (const event of events) {
-    if (event.tags?.includes("langsmith:hidden")) continue;
-    // The graph's own stream output reaches streamEvents as on_chain_stream events of the root run.
-    if (event.event === "on_chain_stream" && event.run_id === runId) {
-      yield* mapper.chunk(event.data?.chunk);
-      continue;
-    }
-    if (requested.has("events")) yield { event: "events", data: toWire(event) };
-    if (requested.has("messages") && event.event === "on_chat_model_stream" && !event.tags?.includes("nostream")) {
-      yield* mapper.token(event);
-    }
-  }
+  if (lifecycle !== undefined) yield* lifecycle.end();
 }
 
 /**
