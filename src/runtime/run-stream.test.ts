@@ -554,6 +554,25 @@ describe("streamGraphRun lifecycle mode", () => {
     ]);
   });
 
+  it("names the tool call that started a subgraph, for a task sent one tool call", async () => {
+    const research = new StateGraph(LogState).addNode("look", () => ({ log: ["looked"] })).addEdge(START, "look").addEdge("look", END).compile();
+    const graph = new StateGraph(LogState)
+      .addNode("agent", () => ({ log: ["agent"] }))
+      // A tool node running one call (ToolNode's `tool_call_with_context` input) that runs a subagent.
+      .addNode("tools", async () => ({ log: (await research.invoke({ log: [] })).log }))
+      .addConditionalEdges("agent", () => [
+        new Send("tools", { __type: "tool_call_with_context", tool_call: { id: "call_42", name: "research", args: {} }, state: {} }),
+      ])
+      .addEdge(START, "agent")
+      .addEdge("tools", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const events = await collect(graph, { input: { log: [] }, streamMode: ["lifecycle"] });
+    expect(lifecycle(events).map((d) => [d.event, (d as { tool_call_id?: string }).tool_call_id])).toEqual([
+      ["started", "call_42"],
+      ["completed", undefined],
+    ]);
+  });
+
   it("still streams tasks when they were asked for beside lifecycle", async () => {
     const events = await collect(nestedGraph(() => ({ log: ["deep"] })), { input: { log: [] }, streamMode: ["tasks", "lifecycle"] });
     expect(names(events).filter((n) => n === "tasks").length).toBeGreaterThan(0);
