@@ -13,7 +13,7 @@ import type { CommandInput } from "../runtime/run-command.js";
 import { finalStateWatcher, streamGraphRun, type StreamMode } from "../runtime/run-stream.js";
 import { wants } from "../runtime/stream-modes.js";
 import { checkResume, pendingInterruptIds, UnknownInterruptError } from "../runtime/strict-resume.js";
-import { toThreadState } from "../runtime/thread-state.js";
+import { toThreadState, type ThreadState } from "../runtime/thread-state.js";
 import { serializeError } from "../runtime/wire-serde.js";
 import type { Storage } from "../storage/ports.js";
 import type { Json, JsonObject } from "../storage/records.js";
@@ -87,6 +87,8 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
 
   let outcome: RunOutcome;
   let handedOff = false;
+  /** A strict resume refusal: the run's error for its webhook, while the thread keeps no error. */
+  let refusal: Json | undefined;
   try {
     await emit("metadata", { run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
     const graphId = kwargs.config.configurable.graph_id as string;
@@ -152,9 +154,8 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
       // Refused before the graph ran: the thread keeps its state, status and waiting interrupts.
       const error = err.toWire();
       await emit("error", error);
-      const state = await stateOf(storage, ctx, kwargs, threadId);
-      const interrupted = state.interrupts !== undefined && Object.keys(state.interrupts).length > 0;
-      outcome = { status: "error", thread_status: interrupted ? "interrupted" : "idle", ...state, error: null };
+      outcome = { status: "error", thread_status: "idle", ...(await unchangedThread(storage, ctx, kwargs, threadId)), error: null };
+      refusal = error as unknown as Json;
       runLog.info("strict resume refused", { reason: err.reason, interrupt_ids: err.interruptIds, pending_ids: err.pendingIds });
     } else {
       const error = serializeError(err);
@@ -179,7 +180,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     await storage.checkpoints.deleteThread(threadId).catch((err: unknown) => runLog.warn("deleting a temporary thread's checkpoints failed", { err }));
   }
   if (kwargs.webhook && ctx.webhooks) {
-    const payload = webhookPayload({ run, outcome, startedAt: new Date(run.updated_at), endedAt: new Date() });
+    const payload = webhookPayload({ run, outcome: refusal ? { ...outcome, error: refusal } : outcome, startedAt: new Date(run.updated_at), endedAt: new Date() });
     outcome.webhook = { delivery_id: newId(), run_id: run.run_id, url: kwargs.webhook, payload };
   }
   const recorded = await storage.runs.finish(run.run_id, ctx.workerId, outcome);
@@ -213,13 +214,24 @@ async function successOutcome(settled: { values: unknown } | undefined, graph: C
 
 /** Thread values and interrupts after a run that did not finish normally. */
 async function stateOf(storage: Storage, ctx: ExecutionContext, kwargs: RunKwargs, threadId: string): Promise<Partial<RunOutcome>> {
+  const state = await latestState(storage, ctx, kwargs, threadId);
+  return state ? { values: state.values as Json, interrupts: interruptsByTask(state.tasks) } : {};
+}
+
+/** A refused strict resume ran nothing: the thread keeps its state, and its status follows from it. */
+async function unchangedThread(storage: Storage, ctx: ExecutionContext, kwargs: RunKwargs, threadId: string): Promise<Partial<RunOutcome>> {
+  const state = await latestState(storage, ctx, kwargs, threadId);
+  if (!state) return {};
+  return { values: state.values as Json, interrupts: interruptsByTask(state.tasks), thread_status: state.next.length > 0 ? "interrupted" : "idle" };
+}
+
+async function latestState(storage: Storage, ctx: ExecutionContext, kwargs: RunKwargs, threadId: string): Promise<ThreadState | undefined> {
   try {
     const graph = await ctx.graphs.get(kwargs.config.configurable.graph_id as string).resolve(kwargs.config);
     graph.checkpointer = storage.checkpoints.saver;
-    const state = toThreadState(await readState(graph, threadId));
-    return { values: state.values as Json, interrupts: interruptsByTask(state.tasks) };
+    return toThreadState(await readState(graph, threadId));
   } catch {
-    return {};
+    return undefined;
   }
 }
 
