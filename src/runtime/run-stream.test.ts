@@ -573,6 +573,12 @@ describe("streamGraphRun lifecycle mode", () => {
     ]);
   });
 
+  it("derives the same events on the streamEvents path, beside the events mode", async () => {
+    const events = await collect(nestedGraph(() => ({ log: ["deep"] })), { input: { log: [] }, streamMode: ["events", "lifecycle"] });
+    expect(lifecycle(events).map((d) => d.event)).toEqual(["started", "started", "completed", "completed"]);
+    expect(names(events).some((n) => n === "events")).toBe(true);
+  });
+
   it("still streams tasks when they were asked for beside lifecycle", async () => {
     const events = await collect(nestedGraph(() => ({ log: ["deep"] })), { input: { log: [] }, streamMode: ["tasks", "lifecycle"] });
     expect(names(events).filter((n) => n === "tasks").length).toBeGreaterThan(0);
