@@ -101,7 +101,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   logger.info("storage ready", { backend: storage.backend, location, migrated });
 
   const assistants = assistantService({ assistants: storage.assistants, threads: storage.threads, graphs, defaults: config.graphDefaults });
-  const state = threadStateService({ threads: storage.threads, graphs, checkpoints: storage.checkpoints });
+  const state = threadStateService({ threads: storage.threads, runs: storage.runs, graphs, checkpoints: storage.checkpoints });
   const threads = threadService({ threads: storage.threads, ttl: config.threadTtl, checkpoints: storage.checkpoints, state });
   const store = storeService({
     store: storage.store,

@@ -2,6 +2,7 @@
 // configurable, the thread's multitask strategy (applied atomically by storage), and cancellation.
 import { conflict, invalid, notFound } from "../errors.js";
 import { newId } from "../ids.js";
+import { nodeNamesWithSubgraphs } from "../runtime/graph-info.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
 import type { CancelAction, ClaimedRun, RunRepo, StoppedRunWebhook } from "../storage/run-ports.js";
@@ -32,6 +33,7 @@ export interface RunCreate {
   checkpoint_during?: boolean;
   if_not_exists?: "reject" | "create";
   multitask_strategy?: MultitaskStrategy;
+  strict_resume?: boolean;
   checkpoint?: { checkpoint_id?: string; checkpoint_ns?: string; checkpoint_map?: Record<string, unknown>; thread_id?: string };
   checkpoint_id?: string;
   on_completion?: "delete" | "keep";
@@ -188,6 +190,7 @@ export function runService(deps: RunServiceDeps): RunService {
         temporary,
         on_disconnect: body.on_disconnect ?? "continue",
         durability: body.durability ?? (body.checkpoint_during === false ? "exit" : "async"),
+        strict_resume: body.strict_resume ?? false,
       };
       const multitask = stateless ? "enqueue" : (body.multitask_strategy ?? "enqueue");
       const slot = signals.reserve?.();
@@ -312,21 +315,31 @@ export function mergeConfig(base: JsonObject, override: RunCreate["config"]): Js
   };
 }
 
-/** interrupt_before/after must name nodes of the graph, so a typo fails at creation, not mid-run. */
+/**
+ * interrupt_before/after must name nodes of the graph or of its subgraphs, so a typo fails at
+ * creation, not mid-run (the official server checks nothing here). A goto must name a node of the
+ * graph itself.
+ */
 export async function checkNodes(graphs: GraphRegistry, graphId: string, config: JsonObject, body: RunCreate): Promise<void> {
   const breakpoints = [body.interrupt_before, body.interrupt_after].filter((v): v is string[] => Array.isArray(v)).flat();
   // LangGraph ignores a goto to a node it lacks, so the run would quietly do something else.
   const gotos = gotoTargets(body.command?.goto).filter((n) => n !== "__end__");
   if (breakpoints.length === 0 && gotos.length === 0) return;
   const graph = await graphs.get(graphId).resolve(config);
-  const nodes = new Set(Object.keys((graph.nodes as Record<string, unknown> | undefined) ?? {}));
-  const has = `graph '${graphId}' has ${[...nodes].filter((n) => n !== "__start__").join(", ")}`;
-  const unknown = breakpoints.filter((n) => !nodes.has(n));
-  if (unknown.length > 0) {
-    throw invalid(`interrupt_before/interrupt_after name unknown node(s) ${unknown.map((n) => `'${n}'`).join(", ")}; ${has}`);
+  const nodes = new Set(Object.keys((graph.nodes as Record<string, unknown> | undefined) ?? {}).filter((n) => n !== "__start__"));
+  if (breakpoints.length > 0) {
+    const known = await nodeNamesWithSubgraphs(graph);
+    const unknown = breakpoints.filter((n) => !known.has(n));
+    if (unknown.length > 0) {
+      throw invalid(
+        `interrupt_before/interrupt_after name unknown node(s) ${unknown.map((n) => `'${n}'`).join(", ")}; graph '${graphId}' and its subgraphs have ${[...known].join(", ")}`,
+      );
+    }
   }
   const unknownGotos = gotos.filter((n) => !nodes.has(n));
-  if (unknownGotos.length > 0) throw invalid(`command.goto names unknown node(s) ${unknownGotos.map((n) => `'${n}'`).join(", ")}; ${has}`);
+  if (unknownGotos.length > 0) {
+    throw invalid(`command.goto names unknown node(s) ${unknownGotos.map((n) => `'${n}'`).join(", ")}; graph '${graphId}' has ${[...nodes].join(", ")}`);
+  }
 }
 
 /** Node names in a command's goto: a name, a Send ({node, input}), or a list of either. */

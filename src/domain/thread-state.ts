@@ -8,6 +8,7 @@ import { checkpointOf, toThreadState, type Checkpoint, type ThreadState } from "
 import { toWire } from "../runtime/wire-serde.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
+import type { RunRepo } from "../storage/run-ports.js";
 import type { Json, JsonObject, Thread } from "../storage/records.js";
 import { authField, authorize, type Access } from "./access.js";
 
@@ -50,8 +51,13 @@ const emptyState = (threadId: string): ThreadState => ({
   interrupts: [],
 });
 
-export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphRegistry; checkpoints: CheckpointStore }): ThreadStateService {
-  const { threads, graphs, checkpoints } = deps;
+export function threadStateService(deps: {
+  threads: ThreadRepo;
+  runs: Pick<RunRepo, "list">;
+  graphs: GraphRegistry;
+  checkpoints: CheckpointStore;
+}): ThreadStateService {
+  const { threads, runs, graphs, checkpoints } = deps;
 
   /** The thread, when it exists and the caller may `action` it. */
   const visibleThread = async (threadId: string, access: Access | undefined, action: "read" | "update"): Promise<Thread> => {
@@ -73,9 +79,21 @@ export function threadStateService(deps: { threads: ThreadRepo; graphs: GraphReg
   };
 
   const graphFor = async (graphId: string, threadId: string): Promise<CompiledGraphLike> => {
-    const graph = await graphs.get(graphId).resolve({ configurable: { thread_id: threadId } });
+    const entry = graphs.get(graphId);
+    const graph = await entry.resolve(entry.factory ? await threadConfig(threadId) : { configurable: { thread_id: threadId } });
     graph.checkpointer = checkpoints.saver;
     return graph;
+  };
+
+  /**
+   * What a graph factory is given outside a run: the config of the thread's latest run (its
+   * assistant's config merged with the run's), so it builds the graph that wrote the state. The
+   * official server passes the thread's config, accumulated from its runs the same way.
+   */
+  const threadConfig = async (threadId: string): Promise<{ configurable: Record<string, unknown>; [key: string]: unknown }> => {
+    const [latest] = await runs.list(threadId, {}, { limit: 1, offset: 0 });
+    const config = (latest?.kwargs.config ?? {}) as { configurable?: Record<string, unknown>; [key: string]: unknown };
+    return { ...config, configurable: { ...config.configurable, thread_id: threadId } };
   };
 
   const configOf = (threadId: string, checkpoint?: CheckpointSelector) => ({

@@ -12,7 +12,8 @@ import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CommandInput } from "../runtime/run-command.js";
 import { finalStateWatcher, streamGraphRun, type StreamMode } from "../runtime/run-stream.js";
 import { wants } from "../runtime/stream-modes.js";
-import { toThreadState } from "../runtime/thread-state.js";
+import { checkResume, pendingInterruptIds, UnknownInterruptError } from "../runtime/strict-resume.js";
+import { toThreadState, type ThreadState } from "../runtime/thread-state.js";
 import { serializeError } from "../runtime/wire-serde.js";
 import type { Storage } from "../storage/ports.js";
 import type { Json, JsonObject } from "../storage/records.js";
@@ -86,6 +87,8 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
 
   let outcome: RunOutcome;
   let handedOff = false;
+  /** A strict resume refusal: the run's error for its webhook, while the thread keeps no error. */
+  let refusal: Json | undefined;
   try {
     await emit("metadata", { run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
     const graphId = kwargs.config.configurable.graph_id as string;
@@ -97,6 +100,9 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     // Null input continues from the checkpoint: steps that completed before are not run again.
     const resume = run.attempt > 1 && (await lastCheckpointRun(graph, threadId)) === run.run_id;
     if (resume) runLog.info("resuming from the run's last checkpoint");
+    if (kwargs.strict_resume && !resume && kwargs.command?.resume != null) {
+      checkResume(kwargs.command.resume, pendingInterruptIds(toThreadState(await graph.getState!({ configurable: stateConfigurable(kwargs) }))));
+    }
     // The log always holds `values`, so /wait and /join can answer; readers filter by the modes asked.
     const modes = [...new Set<StreamMode>([...kwargs.stream_mode, "values"])];
     const finalState = finalStateWatcher();
@@ -144,6 +150,13 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
       outcome = { status: "interrupted", thread_status: "idle", delete_run: true, ...(await stateOf(storage, ctx, kwargs, threadId)) };
     } else if (action === "interrupt") {
       outcome = { status: "interrupted", thread_status: "idle", ...(await stateOf(storage, ctx, kwargs, threadId)) };
+    } else if (err instanceof UnknownInterruptError) {
+      // Refused before the graph ran: the thread keeps its state, status and waiting interrupts.
+      const error = err.toWire();
+      await emit("error", error);
+      outcome = { status: "error", thread_status: "idle", ...(await unchangedThread(storage, ctx, kwargs, threadId)), error: null };
+      refusal = error as unknown as Json;
+      runLog.info("strict resume refused", { reason: err.reason, interrupt_ids: err.interruptIds, pending_ids: err.pendingIds });
     } else {
       const error = serializeError(err);
       await emit("error", error);
@@ -167,7 +180,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     await storage.checkpoints.deleteThread(threadId).catch((err: unknown) => runLog.warn("deleting a temporary thread's checkpoints failed", { err }));
   }
   if (kwargs.webhook && ctx.webhooks) {
-    const payload = webhookPayload({ run, outcome, startedAt: new Date(run.updated_at), endedAt: new Date() });
+    const payload = webhookPayload({ run, outcome: refusal ? { ...outcome, error: refusal } : outcome, startedAt: new Date(run.updated_at), endedAt: new Date() });
     outcome.webhook = { delivery_id: newId(), run_id: run.run_id, url: kwargs.webhook, payload };
   }
   const recorded = await storage.runs.finish(run.run_id, ctx.workerId, outcome);
@@ -201,14 +214,31 @@ async function successOutcome(settled: { values: unknown } | undefined, graph: C
 
 /** Thread values and interrupts after a run that did not finish normally. */
 async function stateOf(storage: Storage, ctx: ExecutionContext, kwargs: RunKwargs, threadId: string): Promise<Partial<RunOutcome>> {
+  const state = await latestState(storage, ctx, kwargs, threadId);
+  return state ? { values: state.values as Json, interrupts: interruptsByTask(state.tasks) } : {};
+}
+
+/** A refused strict resume ran nothing: the thread keeps its state, and its status follows from it. */
+async function unchangedThread(storage: Storage, ctx: ExecutionContext, kwargs: RunKwargs, threadId: string): Promise<Partial<RunOutcome>> {
+  const state = await latestState(storage, ctx, kwargs, threadId);
+  if (!state) return {};
+  return { values: state.values as Json, interrupts: interruptsByTask(state.tasks), thread_status: state.next.length > 0 ? "interrupted" : "idle" };
+}
+
+async function latestState(storage: Storage, ctx: ExecutionContext, kwargs: RunKwargs, threadId: string): Promise<ThreadState | undefined> {
   try {
     const graph = await ctx.graphs.get(kwargs.config.configurable.graph_id as string).resolve(kwargs.config);
     graph.checkpointer = storage.checkpoints.saver;
-    const state = toThreadState(await readState(graph, threadId));
-    return { values: state.values as Json, interrupts: interruptsByTask(state.tasks) };
+    return toThreadState(await readState(graph, threadId));
   } catch {
-    return {};
+    return undefined;
   }
+}
+
+/** The checkpoint a run starts from: the thread's latest, or the one the run named. */
+function stateConfigurable(kwargs: RunKwargs): Record<string, unknown> {
+  const { thread_id, checkpoint_id, checkpoint_ns } = kwargs.config.configurable;
+  return { thread_id, ...(checkpoint_id !== undefined ? { checkpoint_id } : {}), ...(checkpoint_ns !== undefined ? { checkpoint_ns } : {}) };
 }
 
 /** The run id recorded on the thread's latest checkpoint, if any. */
@@ -243,4 +273,6 @@ export interface RunKwargs {
   temporary: boolean;
   on_disconnect: "cancel" | "continue";
   durability: "sync" | "async" | "exit";
+  /** Absent on runs stored before strict resume existed. */
+  strict_resume?: boolean;
 }

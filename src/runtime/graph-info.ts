@@ -209,6 +209,22 @@ function listEveryChannel(schema: JsonSchema, channels: unknown): JsonSchema {
   return { ...schema, properties };
 }
 
+/**
+ * The names of the graph's nodes and of every node of its subgraphs, at any depth: what
+ * interrupt_before/interrupt_after may name (the official server takes any name).
+ */
+export async function nodeNamesWithSubgraphs(graph: CompiledGraphLike): Promise<Set<string>> {
+  const names = new Set(nodeNamesOf(graph));
+  for await (const [, subgraph] of listSubgraphs(graph, undefined, true)) {
+    if (isObject(subgraph)) for (const name of nodeNamesOf(subgraph)) names.add(name);
+  }
+  return names;
+}
+
+function nodeNamesOf(graph: Record<string, unknown>): string[] {
+  return Object.keys(isObject(graph.nodes) ? graph.nodes : {}).filter((name) => name !== "__start__");
+}
+
 function listSubgraphs(
   graph: CompiledGraphLike,
   namespace: string | undefined,

@@ -10,6 +10,8 @@ export interface GraphEntry {
   spec: GraphSpec;
   /** Resolves the graph for one use; factories are called per use with the run's config. */
   resolve(config: RunnableConfig): Promise<CompiledGraphLike>;
+  /** The export is a factory of the config ("dynamic graph"): its shape may depend on the config. */
+  factory: boolean;
 }
 
 export interface GraphRegistry {
@@ -23,7 +25,8 @@ export async function loadGraphRegistry(specs: GraphSpec[]): Promise<GraphRegist
   for (const spec of specs) {
     const what = `Graph '${spec.graphId}'`;
     const exported = await awaitExport(await importExport(spec, what), spec, what);
-    entries.set(spec.graphId, { spec, resolve: resolverFor(exported, spec, what) });
+    const factory = typeof exported === "function" && !isCompiledGraph(exported) && !isStateGraph(exported);
+    entries.set(spec.graphId, { spec, resolve: resolverFor(exported, spec, what), factory });
   }
   return {
     ids: () => [...entries.keys()],

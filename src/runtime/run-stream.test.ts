@@ -449,3 +449,139 @@ describe("streamGraphRun cancellation", () => {
     });
   }
 });
+
+describe("streamGraphRun lifecycle mode", () => {
+  /** parent: before -> child (a subgraph: inner -> grandchild (a subgraph: deep)) -> after. */
+  function nestedGraph(deep: () => Record<string, unknown>) {
+    const grandchild = new StateGraph(LogState).addNode("deep", deep).addEdge(START, "deep").addEdge("deep", END).compile();
+    const child = new StateGraph(LogState)
+      .addNode("inner", () => ({ log: ["inner"] }))
+      .addNode("grandchild", grandchild)
+      .addEdge(START, "inner")
+      .addEdge("inner", "grandchild")
+      .addEdge("grandchild", END)
+      .compile();
+    return new StateGraph(LogState)
+      .addNode("before", () => ({ log: ["before"] }))
+      .addNode("child", child)
+      .addEdge(START, "before")
+      .addEdge("before", "child")
+      .addEdge("child", END)
+      .compile({ checkpointer: new MemorySaver() });
+  }
+
+  const lifecycle = (events: RunEvent[]) =>
+    events.filter((e) => e.event.startsWith("lifecycle|")).map((e) => e.data as { event: string; namespace: string[]; error?: unknown });
+
+  it("says when each subgraph starts and completes, innermost completing first, named after its namespace", async () => {
+    const events = await collect(nestedGraph(() => ({ log: ["deep"] })), {
+      input: { log: [] },
+      streamMode: ["values", "lifecycle"],
+      subgraphs: true,
+    });
+    const seen = lifecycle(events);
+    expect(seen.map((d) => [d.event, d.namespace.map((s) => s.split(":")[0])])).toEqual([
+      ["started", ["child"]],
+      ["started", ["child", "grandchild"]],
+      ["completed", ["child", "grandchild"]],
+      ["completed", ["child"]],
+    ]);
+    for (const event of events.filter((e) => e.event.startsWith("lifecycle|"))) {
+      expect(event.event).toBe(`lifecycle|${(event.data as { namespace: string[] }).namespace.join("|")}`);
+    }
+    // The subgraph's start comes before its own events; the root graph has no lifecycle events.
+    const firstChildEvent = names(events).findIndex((n) => n.startsWith("values|child:"));
+    expect(names(events).findIndex((n) => n.startsWith("lifecycle|child:"))).toBeLessThan(firstChildEvent);
+    expect(names(events)).not.toContain("lifecycle|");
+    expect(names(events).some((n) => n.startsWith("tasks"))).toBe(false);
+  });
+
+  it("reports subgraphs without streaming their other events when subgraphs were not asked for", async () => {
+    const events = await collect(nestedGraph(() => ({ log: ["deep"] })), { input: { log: [] }, streamMode: ["values", "lifecycle"] });
+    expect(lifecycle(events)).toHaveLength(4);
+    expect(names(events).filter((n) => !n.startsWith("lifecycle|")).every((n) => n === "values")).toBe(true);
+    const plain = await collect(nestedGraph(() => ({ log: ["deep"] })), { input: { log: [] }, streamMode: ["values"] });
+    expect(names(events).filter((n) => !n.startsWith("lifecycle|"))).toEqual(names(plain));
+    expect(finalValues(events)).toEqual(finalValues(plain));
+  });
+
+  it("marks the subgraphs an interrupt stopped as interrupted", async () => {
+    const events = await collect(
+      nestedGraph(() => ({ log: [String(interrupt("deep question"))] })),
+      { input: { log: [] }, streamMode: ["lifecycle"], subgraphs: true },
+    );
+    expect(lifecycle(events).map((d) => d.event)).toEqual(["started", "started", "interrupted", "interrupted"]);
+  });
+
+  it("marks a subgraph stopped at a breakpoint compiled into it as interrupted", async () => {
+    const gated = new StateGraph(LogState)
+      .addNode("draft", () => ({ log: ["draft"] }))
+      .addNode("publish", () => ({ log: ["publish"] }))
+      .addEdge(START, "draft")
+      .addEdge("draft", "publish")
+      .addEdge("publish", END)
+      .compile({ interruptBefore: ["publish"] });
+    const graph = new StateGraph(LogState).addNode("gated", gated).addEdge(START, "gated").addEdge("gated", END).compile({ checkpointer: new MemorySaver() });
+    const threadId = randomUUID();
+    const first = await collect(graph, { threadId, input: { log: [] }, streamMode: ["lifecycle"] });
+    expect(lifecycle(first).map((d) => d.event)).toEqual(["started", "interrupted"]);
+    const resumed = await collect(graph, { threadId, input: null, streamMode: ["lifecycle"] });
+    expect(lifecycle(resumed).map((d) => d.event)).toEqual(["started", "completed"]);
+    expect(lifecycle(resumed)[0]!.namespace).toEqual(lifecycle(first)[0]!.namespace);
+  });
+
+  it("marks the subgraphs an error went through as failed, with the error", async () => {
+    const events: RunEvent[] = [];
+    const graph = nestedGraph(() => {
+      throw new RangeError("deep trouble");
+    });
+    const run = async () => {
+      for await (const event of streamGraphRun(graph as unknown as CompiledGraphLike, {
+        input: { log: [] },
+        streamMode: ["lifecycle"],
+        subgraphs: false,
+        signal: new AbortController().signal,
+        runId: randomUUID(),
+        config: { configurable: { thread_id: randomUUID() } },
+      })) events.push(event);
+    };
+    await expect(run()).rejects.toMatchObject({ message: "deep trouble" });
+    expect(lifecycle(events)).toMatchObject([
+      { event: "started" },
+      { event: "started" },
+      { event: "failed", error: { error: "RangeError", message: "deep trouble" } },
+      { event: "failed", error: { error: "RangeError", message: "deep trouble" } },
+    ]);
+  });
+
+  it("names the tool call that started a subgraph, for a task sent one tool call", async () => {
+    const research = new StateGraph(LogState).addNode("look", () => ({ log: ["looked"] })).addEdge(START, "look").addEdge("look", END).compile();
+    const graph = new StateGraph(LogState)
+      .addNode("agent", () => ({ log: ["agent"] }))
+      // A tool node running one call (ToolNode's `tool_call_with_context` input) that runs a subagent.
+      .addNode("tools", async () => ({ log: (await research.invoke({ log: [] })).log }))
+      .addConditionalEdges("agent", () => [
+        new Send("tools", { __type: "tool_call_with_context", tool_call: { id: "call_42", name: "research", args: {} }, state: {} }),
+      ])
+      .addEdge(START, "agent")
+      .addEdge("tools", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const events = await collect(graph, { input: { log: [] }, streamMode: ["lifecycle"] });
+    expect(lifecycle(events).map((d) => [d.event, (d as { tool_call_id?: string }).tool_call_id])).toEqual([
+      ["started", "call_42"],
+      ["completed", undefined],
+    ]);
+  });
+
+  it("derives the same events on the streamEvents path, beside the events mode", async () => {
+    const events = await collect(nestedGraph(() => ({ log: ["deep"] })), { input: { log: [] }, streamMode: ["events", "lifecycle"] });
+    expect(lifecycle(events).map((d) => d.event)).toEqual(["started", "started", "completed", "completed"]);
+    expect(names(events).some((n) => n === "events")).toBe(true);
+  });
+
+  it("still streams tasks when they were asked for beside lifecycle", async () => {
+    const events = await collect(nestedGraph(() => ({ log: ["deep"] })), { input: { log: [] }, streamMode: ["tasks", "lifecycle"] });
+    expect(names(events).filter((n) => n === "tasks").length).toBeGreaterThan(0);
+    expect(names(events).some((n) => n.startsWith("tasks|"))).toBe(false);
+  });
+});

@@ -5,6 +5,7 @@
 import { unsupported } from "../errors.js";
 import type { CompiledGraphLike } from "./graph-like.js";
 import { toLangGraphCommand, type CommandInput } from "./run-command.js";
+import { lifecycleTracker, type LifecycleTracker } from "./lifecycle.js";
 import { checkpointPayload, debugPayload, taskPayload } from "./run-stream-payloads.js";
 import { toWire } from "./wire-serde.js";
 
@@ -18,7 +19,8 @@ export type StreamMode =
   | "custom"
   | "tasks"
   | "checkpoints"
-  | "tools";
+  | "tools"
+  | "lifecycle";
 
 export interface RunEvent {
   event: string;
@@ -81,27 +83,34 @@ export async function* streamGraphRun(graph: CompiledGraphLike, options: GraphRu
   const streaming = asStreamingGraph(graph);
   const input = options.command != null ? toLangGraphCommand(options.command) : (options.input ?? null);
   const requested = new Set(options.streamMode);
-  const mapper = eventMapper(requested, options.subgraphs);
-  const libraryOptions = toLibraryOptions(options, libraryModes(requested));
-
-  if (!requested.has("events") && !requested.has("messages")) {
-    for await (const chunk of await streaming.stream(input, libraryOptions)) yield* mapper.chunk(chunk);
-    return;
-  }
-
-  const events = streaming.streamEvents(input, { ...libraryOptions, version: "v2" });
-  for await (const event of events) {
-    if (event.tags?.includes("langsmith:hidden")) continue;
-    // The graph's own stream output reaches streamEvents as on_chain_stream events of the root run.
-    if (event.event === "on_chain_stream" && event.run_id === options.runId) {
-      yield* mapper.chunk(event.data?.chunk);
-      continue;
+  // `lifecycle` needs every namespace's task events, whether or not the client asked for subgraphs.
+  const lifecycle = requested.has("lifecycle") ? lifecycleTracker() : undefined;
+  const mapper = eventMapper(requested, options.subgraphs, lifecycle);
+  const libraryOptions = toLibraryOptions({ ...options, subgraphs: options.subgraphs || lifecycle !== undefined }, libraryModes(requested));
+  // One generator, no delegation: a per-event hop through another generator costs on every run.
+  try {
+    if (!requested.has("events") && !requested.has("messages")) {
+      for await (const chunk of await streaming.stream(input, libraryOptions)) yield* mapper.chunk(chunk);
+    } else {
+      const events = streaming.streamEvents(input, { ...libraryOptions, version: "v2" });
+      for await (const event of events) {
+        if (event.tags?.includes("langsmith:hidden")) continue;
+        // The graph's own stream output reaches streamEvents as on_chain_stream events of the root run.
+        if (event.event === "on_chain_stream" && event.run_id === options.runId) {
+          yield* mapper.chunk(event.data?.chunk);
+          continue;
+        }
+        if (requested.has("events")) yield { event: "events", data: toWire(event) };
+        if (requested.has("messages") && event.event === "on_chat_model_stream" && !event.tags?.includes("nostream")) {
+          yield* mapper.token(event);
+        }
+      }
     }
-    if (requested.has("events")) yield { event: "events", data: toWire(event) };
-    if (requested.has("messages") && event.event === "on_chat_model_stream" && !event.tags?.includes("nostream")) {
-      yield* mapper.token(event);
-    }
+  } catch (err) {
+    if (lifecycle !== undefined) yield* lifecycle.end(err);
+    throw err;
   }
+  if (lifecycle !== undefined) yield* lifecycle.end();
 }
 
 /**
@@ -136,13 +145,15 @@ export function finalValues(events: Iterable<RunEvent>): unknown {
 
 /**
  * What to ask LangGraph for: `messages-tuple` is its `messages`; legacy `messages` is built from
- * token events plus root `values` (for the finished messages); `events` is not a stream mode.
+ * token events plus root `values` (for the finished messages); `lifecycle` from `tasks`; `events`
+ * is not a stream mode.
  */
 function libraryModes(requested: Set<StreamMode>): string[] {
   const modes = new Set<string>();
   for (const mode of requested) {
     if (mode === "messages-tuple") modes.add("messages");
     else if (mode === "messages") modes.add("values");
+    else if (mode === "lifecycle") modes.add("tasks");
     else if (mode !== "events") modes.add(mode);
   }
   return [...modes];
@@ -186,8 +197,13 @@ interface EventMapper {
   token(event: StreamEventLike): Generator<RunEvent>;
 }
 
-/** Turns one run's library output into wire events; holds what must be remembered across chunks. */
-function eventMapper(requested: Set<StreamMode>, subgraphs: boolean): EventMapper {
+/**
+ * Turns one run's library output into wire events; holds what must be remembered across chunks.
+ * With a lifecycle tracker, LangGraph streams every namespace and `tasks` whatever was asked; the
+ * chunks the client did not ask for feed the tracker only.
+ */
+function eventMapper(requested: Set<StreamMode>, subgraphs: boolean, lifecycle?: LifecycleTracker): EventMapper {
+  const chunksHaveNamespace = subgraphs || lifecycle !== undefined;
   // Per `values` event name (so per namespace), the last state and the interrupts seen: LangGraph
   // streams an interrupt as a separate `{__interrupt__}` chunk, and clients expect it alongside
   // the state it interrupted.
@@ -225,8 +241,12 @@ function eventMapper(requested: Set<StreamMode>, subgraphs: boolean): EventMappe
   return {
     *chunk(chunk) {
       if (!Array.isArray(chunk)) return;
-      const [namespace, mode, payload] = (subgraphs ? chunk : [[], ...chunk]) as [string[], string, unknown];
+      const [namespace, mode, payload] = (chunksHaveNamespace ? chunk : [[], ...chunk]) as [string[], string, unknown];
       const isRoot = namespace.length === 0;
+      if (lifecycle !== undefined) {
+        yield* lifecycle.see(namespace, mode, payload);
+        if ((!isRoot && !subgraphs) || (mode === "tasks" && !requested.has("tasks"))) return;
+      }
       const name = (event: string) => (isRoot ? event : `${event}|${namespace.join("|")}`);
       switch (mode) {
         case "values":

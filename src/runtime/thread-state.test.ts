@@ -46,7 +46,7 @@ describe("toThreadState", () => {
     const interrupts = [{ value: { question: "ok?" }, id: expect.any(String) }];
     expect(state).toMatchObject({ values: { log: ["asked"] }, next: ["review"], interrupts });
     expect(state.tasks).toEqual([
-      { id: expect.any(String), name: "review", error: null, interrupts, checkpoint: null, state: null },
+      { id: expect.any(String), name: "review", path: ["__pregel_pull", "review"], error: null, interrupts, checkpoint: null, state: null, result: null },
     ]);
     expect(state.checkpoint).toEqual({
       thread_id: config.configurable.thread_id,

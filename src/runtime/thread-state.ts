@@ -15,16 +15,20 @@ export interface Interrupt {
   [key: string]: unknown;
 }
 
+/** The SDK's ThreadTask, with `path` and an always-present `result` as the official server sends them. */
 export interface ThreadTask {
   id: string;
   name: string;
+  /** Where the task came from: `["__pregel_pull", node]`, or a push (Send) path. */
+  path: unknown[];
   error: string | null;
   interrupts: Interrupt[];
   /** The subgraph's checkpoint, when the task runs a subgraph. */
   checkpoint: Checkpoint | null;
   /** The subgraph's state; only present when the snapshot was read with subgraphs. */
   state: ThreadState | null;
-  result?: unknown;
+  /** The task's writes once it has finished; null while it has not. */
+  result: unknown;
 }
 
 export interface ThreadState {
@@ -52,6 +56,7 @@ interface SnapshotLike {
 interface TaskLike {
   id: string;
   name: string;
+  path?: unknown[];
   error?: unknown;
   interrupts?: unknown[];
   state?: unknown;
@@ -91,16 +96,16 @@ export function checkpointOf(config: unknown): Checkpoint | null {
 
 function toThreadTask(task: TaskLike): ThreadTask {
   const subgraph = isSnapshot(task.state) ? task.state : undefined;
-  const out: ThreadTask = {
+  return {
     id: task.id,
     name: task.name,
+    path: (toWire(task.path ?? []) as unknown[] | undefined) ?? [],
     error: task.error == null ? null : serializeError(task.error).message,
     interrupts: toWire(task.interrupts ?? []) as Interrupt[],
     checkpoint: checkpointOf(subgraph ? subgraph.config : task.state),
     state: subgraph ? toThreadState(subgraph) : null,
+    result: task.result === undefined ? null : (toWire(task.result) ?? null),
   };
-  if (task.result !== undefined) out.result = toWire(task.result) ?? null;
-  return out;
 }
 
 function isSnapshot(value: unknown): value is SnapshotLike {

@@ -98,7 +98,8 @@ export function metaRoutes(deps: {
           version: GANTRY_VERSION,
           langgraph_js_version: langgraphVersion(),
           context: "js",
-          flags: { ...deps.capabilities, langsmith: false, langsmith_tracing_replicas: false },
+          // strict_resume: the flag the SDK's `strictResume` docs point to (named like its `stream_namespaces`).
+          flags: { ...deps.capabilities, langsmith: false, langsmith_tracing_replicas: false, strict_resume: deps.capabilities.runs },
           metadata: { server: "gantry", storage: deps.storage.backend },
         }),
     }),

@@ -15,6 +15,7 @@ export const STREAM_MODES = [
   "tasks",
   "checkpoints",
   "tools",
+  "lifecycle",
 ] as const;
 
 const streamMode = z.enum(STREAM_MODES);
@@ -60,6 +61,8 @@ export const runCreateFields = {
   langsmith_tracer: optional(z.object({ project_name: optional(z.string()), example_id: optional(z.string()) }).strict()),
   if_not_exists: optional(z.enum(["reject", "create"])),
   multitask_strategy: optional(z.enum(["reject", "interrupt", "rollback", "enqueue"])),
+  /** SDK 1.15 `strictResume`: refuse a resume that answers no waiting interrupt (runtime/strict-resume.ts). */
+  strict_resume: optional(z.boolean()),
 };
 
 export const RunCreateStateful = z
