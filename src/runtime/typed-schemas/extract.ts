@@ -3,6 +3,8 @@
 // @langchain/langgraph, and the type slots LangGraph keeps on a compiled graph (~RunInput,
 // ~InputType, ~OutputType, builder._configSchema) say what its state, input, output and config
 // are. CPU-heavy (seconds): callers run it in a worker thread and cache the result.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import ts from "typescript";
 import { findSubgraphs, isCompiledGraphType } from "./find-subgraphs.js";
@@ -20,8 +22,8 @@ export interface TypedSchemas {
 export interface Extraction {
   /** By namespace: "" is the graph itself, "research" and "research|search" its subgraphs. */
   graphs: Record<string, TypedSchemas>;
-  /** Every file the compiler read, but TypeScript's own lib files: what the result depends on. */
-  files: string[];
+  /** Every file the compiler read but TypeScript's own lib files, with the sha256 of its content: what the result depends on. */
+  files: Record<string, string>;
 }
 
 export interface ExtractTarget {
@@ -55,11 +57,9 @@ export function extractTypedSchemas(target: ExtractTarget, cache: SourceFileCach
     }
   }
 
-  const files = program
-    .getSourceFiles()
-    .filter((file) => !program.isSourceFileDefaultLibrary(file))
-    .map((file) => file.fileName);
-  if (configFile) files.push(configFile);
+  const files: Record<string, string> = {};
+  const read = program.getSourceFiles().filter((file) => !program.isSourceFileDefaultLibrary(file)).map((file) => file.fileName);
+  for (const file of configFile ? [...read, configFile] : read) files[file] = contentHash(readFileSync(file));
   return { graphs, files };
 }
 
@@ -142,4 +142,8 @@ function cachingHost(options: ts.CompilerOptions, cache: SourceFileCache): ts.Co
     return file;
   };
   return host;
+}
+
+export function contentHash(content: Buffer): string {
+  return createHash("sha256").update(content).digest("hex");
 }
