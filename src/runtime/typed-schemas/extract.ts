@@ -2,7 +2,7 @@
 // compiler resolves the exported graph's type with the project's own tsconfig and its own copy of
 // @langchain/langgraph, and the type slots LangGraph keeps on a compiled graph (~RunInput,
 // ~InputType, ~OutputType, builder._configSchema) say what its state, input, output and config
-// are. CPU-heavy (seconds): callers run it in a worker thread and cache the result.
+// are. CPU-heavy (seconds): callers run it on a worker thread and cache the result.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -19,24 +19,53 @@ export interface TypedSchemas {
   config: JsonSchema | null;
 }
 
+/** A graph's schemas ("" for the graph itself, "research" and "research|search" for its subgraphs), or why there are none. */
+export type GraphExtraction = { namespaces: Record<string, TypedSchemas> } | { error: string };
+
 export interface Extraction {
-  /** By namespace: "" is the graph itself, "research" and "research|search" its subgraphs. */
-  graphs: Record<string, TypedSchemas>;
-  /** Every file the compiler read but TypeScript's own lib files, with the sha256 of its content: what the result depends on. */
+  graphs: Record<string, GraphExtraction>;
+  /** Every file the compilers read but TypeScript's own lib files, with the sha256 of its content: what the result depends on. */
   files: Record<string, string>;
 }
 
 export interface ExtractTarget {
+  graphId: string;
   file: string;
   exportName: string;
 }
 
-/** Files parsed once and shared by the programs of one extraction run (one per graph). */
-export type SourceFileCache = Map<string, ts.SourceFile>;
+/**
+ * The schemas of every graph given, from one program per tsconfig: the declaration files of
+ * @langchain/core and langgraph, most of the cost, are parsed and bound once for all of them.
+ */
+export function extractTypedSchemas(targets: ExtractTarget[]): Extraction {
+  const groups = new Map<string, { options: ts.CompilerOptions; targets: ExtractTarget[] }>();
+  for (const target of targets) {
+    const { options, configFile } = compilerOptionsFor(dirname(target.file));
+    const group = groups.get(configFile ?? "") ?? { options, targets: [] };
+    group.targets.push(target);
+    groups.set(configFile ?? "", group);
+  }
+  const graphs: Record<string, GraphExtraction> = {};
+  const files: Record<string, string> = {};
+  for (const [configFile, group] of groups) {
+    const program = ts.createProgram({ rootNames: group.targets.map((t) => t.file), options: group.options });
+    for (const target of group.targets) {
+      try {
+        graphs[target.graphId] = { namespaces: extractGraph(program, target) };
+      } catch (err) {
+        graphs[target.graphId] = { error: err instanceof Error ? err.message : String(err) };
+      }
+    }
+    for (const file of program.getSourceFiles()) {
+      if (!program.isSourceFileDefaultLibrary(file)) files[file.fileName] = contentHash(readFileSync(file.fileName));
+    }
+    if (configFile) files[configFile] = contentHash(readFileSync(configFile));
+  }
+  return { graphs, files };
+}
 
-export function extractTypedSchemas(target: ExtractTarget, cache: SourceFileCache = new Map()): Extraction {
-  const { options, configFile } = compilerOptionsFor(dirname(target.file));
-  const program = ts.createProgram({ rootNames: [target.file], options, host: cachingHost(options, cache) });
+function extractGraph(program: ts.Program, target: ExtractTarget): Record<string, TypedSchemas> {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(target.file);
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
@@ -46,21 +75,17 @@ export function extractTypedSchemas(target: ExtractTarget, cache: SourceFileCach
   if (exported.flags & ts.SymbolFlags.Alias) exported = checker.getAliasedSymbol(exported);
 
   const converter = new TypeSchemaConverter(checker);
-  const graphs: Record<string, TypedSchemas> = {};
   const root = compiledGraphOf(checker, checker.getTypeOfSymbol(exported));
-  graphs[""] = root ? schemasOf(checker, converter, root) : emptySchemas();
+  if (!root) throw new Error(`The type of '${target.exportName}' in ${target.file} is not a LangGraph graph`);
+  const namespaces: Record<string, TypedSchemas> = { "": schemasOf(checker, converter, root) };
   const declaration = exported.valueDeclaration;
   if (declaration && ts.isVariableDeclaration(declaration)) {
     for (const { namespace, declaration: sub } of findSubgraphs(checker, declaration)) {
       const compiled = compiledGraphOf(checker, checker.getTypeAtLocation(sub.name));
-      if (compiled) graphs[namespace] = schemasOf(checker, converter, compiled);
+      if (compiled) namespaces[namespace] = schemasOf(checker, converter, compiled);
     }
   }
-
-  const files: Record<string, string> = {};
-  const read = program.getSourceFiles().filter((file) => !program.isSourceFileDefaultLibrary(file)).map((file) => file.fileName);
-  for (const file of configFile ? [...read, configFile] : read) files[file] = contentHash(readFileSync(file));
-  return { graphs, files };
+  return namespaces;
 }
 
 function schemasOf(checker: ts.TypeChecker, converter: TypeSchemaConverter, compiled: ts.Type): TypedSchemas {
@@ -109,10 +134,6 @@ function compiledGraphOf(checker: ts.TypeChecker, type: ts.Type): ts.Type | unde
   return compiled && isCompiledGraphType(checker, compiled) ? compiled : undefined;
 }
 
-function emptySchemas(): TypedSchemas {
-  return { input: null, output: null, state: null, config: null };
-}
-
 /** The project's tsconfig (the nearest one above the graph), made strict enough to see optional fields. */
 function compilerOptionsFor(directory: string): { options: ts.CompilerOptions; configFile?: string } {
   const overrides: ts.CompilerOptions = { noEmit: true, strictNullChecks: true, skipLibCheck: true };
@@ -125,23 +146,6 @@ function compilerOptionsFor(directory: string): { options: ts.CompilerOptions; c
   const read = ts.readConfigFile(configFile, ts.sys.readFile);
   const parsed = ts.parseJsonConfigFileContent(read.config ?? {}, ts.sys, dirname(configFile));
   return { options: { ...parsed.options, ...overrides }, configFile };
-}
-
-function cachingHost(options: ts.CompilerOptions, cache: SourceFileCache): ts.CompilerHost {
-  const host = ts.createCompilerHost(options, true);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
-    const key =
-      typeof languageVersion === "object"
-        ? `${languageVersion.languageVersion}:${languageVersion.impliedNodeFormat ?? ""}:${fileName}`
-        : `${languageVersion}::${fileName}`;
-    const cached = cache.get(key);
-    if (cached) return cached;
-    const file = getSourceFile(fileName, languageVersion, onError, shouldCreate);
-    if (file) cache.set(key, file);
-    return file;
-  };
-  return host;
 }
 
 export function contentHash(content: Buffer): string {

@@ -1,7 +1,6 @@
 // Runs extract.ts on a worker thread: building a TypeScript program takes seconds of CPU, which on
-// the main thread would stall every open stream and request. One thread at a time takes the jobs in
-// order (parsed declaration files are shared between them) and ends when none is left, giving back
-// the few hundred MB the compiler holds.
+// the main thread would stall every open stream and request. The thread ends when it has no job
+// left, giving back the few hundred MB the compiler holds.
 import { Worker } from "node:worker_threads";
 import type { ExtractTarget, Extraction } from "./extract.js";
 
@@ -10,11 +9,10 @@ import type { ExtractTarget, Extraction } from "./extract.js";
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const loaded = import(workerData.tsx).then((tsx) => tsx.tsImport(workerData.module, workerData.parent));
-const sourceFiles = new Map();
-parentPort.on("message", async ({ id, target }) => {
+parentPort.on("message", async ({ id, targets }) => {
   try {
     const { extractTypedSchemas } = await loaded;
-    parentPort.postMessage({ id, result: extractTypedSchemas(target, sourceFiles) });
+    parentPort.postMessage({ id, result: extractTypedSchemas(targets) });
   } catch (err) {
     parentPort.postMessage({ id, error: String((err && err.message) || err) });
   }
@@ -31,12 +29,12 @@ export class ExtractionThread {
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
 
-  extract(target: ExtractTarget): Promise<Extraction> {
+  extract(targets: ExtractTarget[]): Promise<Extraction> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     return new Promise<Extraction>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, target });
+      worker.postMessage({ id, targets });
     });
   }
 

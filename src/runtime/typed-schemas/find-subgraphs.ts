@@ -94,6 +94,8 @@ function nodeArguments(call: ts.CallExpression): Array<[string, ts.Expression]> 
 
 /** The compiled graph variable a node argument is, or the first one a function or call uses. */
 function referencedGraph(checker: ts.TypeChecker, argument: ts.Expression): ts.VariableDeclaration | undefined {
+  // A graph built right there has no variable to read; the graphs its own nodes use are not it.
+  if (!ts.isIdentifier(argument) && isCompiledGraphType(checker, checker.getTypeAtLocation(argument))) return undefined;
   let found: ts.VariableDeclaration | undefined;
   const visit = (node: ts.Node) => {
     if (found) return;
@@ -110,6 +112,8 @@ function referencedGraph(checker: ts.TypeChecker, argument: ts.Expression): ts.V
 
 function variableOf(checker: ts.TypeChecker, identifier: ts.Node): ts.VariableDeclaration | undefined {
   let symbol = checker.getSymbolAtLocation(identifier);
+  const shorthand = identifier.parent;
+  if (shorthand && ts.isShorthandPropertyAssignment(shorthand)) symbol = checker.getShorthandAssignmentValueSymbol(shorthand);
   if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
   const declaration = symbol?.valueDeclaration;
   return declaration && ts.isVariableDeclaration(declaration) ? declaration : undefined;

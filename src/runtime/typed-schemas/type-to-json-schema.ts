@@ -122,7 +122,11 @@ export class TypeSchemaConverter {
     }
     if (schemas.length === 1) return schemas[0]!;
     if (schemas.some((s) => Object.keys(s).length === 0)) return {};
-    if (schemas.every(isBarePrimitive)) return { type: [...new Set(schemas.map((s) => s.type as string))] };
+    if (schemas.every(isBarePrimitive)) {
+      const types = [...new Set(schemas.map((s) => s.type as string))];
+      // "null" last, as people write it: ["string", "null"].
+      return { type: [...types.filter((t) => t !== "null"), ...types.filter((t) => t === "null")] };
+    }
     return { anyOf: schemas };
   }
 
