@@ -18,6 +18,7 @@ import { bestEffortWrites } from "../events/best-effort-log.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import { publishCancels, publishWake } from "../queue/run-signals.js";
 import { Worker } from "../queue/worker.js";
+import { createTypedSchemaSource } from "../runtime/typed-schemas/typed-schema-source.js";
 import { fileClock, systemClock } from "../scheduler/clock.js";
 import { CronScheduler } from "../scheduler/cron-scheduler.js";
 import { StartupError } from "../errors.js";
@@ -77,6 +78,8 @@ export interface ServerInfra {
   sweepLock?: () => Promise<boolean>;
   /** Services besides the database that /ok checks (Redis). */
   probes?: HealthProbe[];
+  /** Where schemas read from TypeScript types are kept between runs (`gantry dev`); memory only when absent. */
+  schemaCacheDir?: string;
   /** Releases what the infra holds (Redis connections), after everything else stopped. */
   close(): Promise<void>;
 }
@@ -202,10 +205,16 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   };
   if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
 
+  const typedSchemas = createTypedSchemaSource({
+    graphs: config.project.graphs,
+    log: logger,
+    ...(infra.schemaCacheDir ? { cacheDir: infra.schemaCacheDir } : {}),
+  });
   const deps: AppDeps = {
     config,
     storage,
     graphs,
+    typedSchemas,
     assistants,
     threads,
     state,
@@ -272,6 +281,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
         await worker?.stop({ graceMs: config.queue.shutdownGraceMs, handOff: infra.handOffOnShutdown });
         // After the worker: runs finishing during the grace period still record their webhooks.
         await deliveries?.stop();
+        await typedSchemas.close();
         // Open streams would hold close() forever; their clients reconnect elsewhere (Location).
         server.closeAllConnections();
         await closed;

@@ -2,6 +2,7 @@
 // graphs of a langgraph.json; events and signals stay in process. Ctrl-C stops accepting, lets
 // running runs finish for the grace period, interrupts what is left (hands it back to the queue
 // with --shared-database), and closes storage.
+import { join } from "node:path";
 import { loadDevConfig, type DevFlags } from "../config/server-config.js";
 import { createMemoryBus } from "../events/event-bus.js";
 import { createMemoryEventLog } from "../events/run-event-log.js";
@@ -22,6 +23,7 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     aloneOnDatabase: !flags.sharedDatabase,
     handOffOnShutdown: flags.sharedDatabase === true,
     startDrained: flags.startDrained === true,
+    schemaCacheDir: join(config.dataDir, "schema-cache"),
     close: async () => events.close(),
   });
 }

@@ -141,6 +141,34 @@ describe("describeGraphSchemas", () => {
     expect(schemas.config_schema).toBeNull();
   });
 
+  it("takes an Annotation graph's schemas from its TypeScript types when they were read, and lists missing channels", async () => {
+    const State = Annotation.Root({ tone: Annotation<"formal" | "friendly">, notes: Annotation<string[]> });
+    const graph = new StateGraph(State).addNode("respond", () => ({})).addEdge("__start__", "respond").compile();
+    const tone = { type: "string", enum: ["formal", "friendly"] };
+    const typed = { type: "object", properties: { tone }, $schema: DRAFT_07 };
+    const config = { type: "object", properties: { model: { type: "string" } }, $schema: DRAFT_07 };
+
+    const schemas = await describeGraphSchemas("typed", asGraphLike(graph), async () => ({
+      "": { state: typed, input: typed, output: typed, config },
+    }));
+
+    expect(schemas.state_schema).toEqual({ type: "object", properties: { tone, notes: {} }, $schema: DRAFT_07 });
+    expect(propertiesOf(schemas.input_schema).tone).toEqual(tone);
+    expect(propertiesOf(schemas.output_schema).tone).toEqual(tone);
+    expect(schemas.config_schema).toEqual(config);
+    expect(schemas.context_schema).toEqual(config);
+  });
+
+  it("does not ask for TypeScript types when the state has a runtime schema", async () => {
+    let asked = 0;
+    const schemas = await describeGraphSchemas("echo", asGraphLike(zodGraph()), async () => {
+      asked += 1;
+      return undefined;
+    });
+    expect(asked).toBe(0);
+    expect(propertiesOf(schemas.state_schema).count).toEqual({ type: "number" });
+  });
+
   it("describes separate zod input and output schemas with their own keys", async () => {
     const State = z.object({ question: z.string(), answer: z.string(), notes: z.array(z.string()) });
     const graph = new StateGraph({
@@ -326,6 +354,17 @@ describe("describeSubgraphs", () => {
       "child|nested",
     ]);
     expect(await describeSubgraphs(graph, { namespace: "missing", recurse: true })).toEqual({});
+  });
+
+  it("gives each subgraph namespace the types read for it, and the others their channels untyped", async () => {
+    const nestedState = { type: "object", properties: { topic: { type: "string" } } };
+    const subgraphs = await describeSubgraphs(asGraphLike(parentWithSubgraph()), { recurse: true }, async () => ({
+      "child|nested": { state: nestedState, input: nestedState, output: nestedState, config: null },
+    }));
+
+    expect(subgraphs["child|nested"]?.state_schema).toEqual(nestedState);
+    expect(subgraphs["child|nested"]?.config_schema).toBeNull();
+    expect(propertiesOf(subgraphs.child?.state_schema).count).toEqual({ type: "number" });
   });
 
   it("answers {} for a graph without subgraphs", async () => {

@@ -6,6 +6,7 @@ import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { interopZodObjectPartial, isInteropZodObject } from "@langchain/core/utils/types";
 import { invalid } from "../errors.js";
 import type { CompiledGraphLike } from "./graph-like.js";
+import type { TypedSchemas } from "./typed-schemas/extract.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -64,13 +65,22 @@ const PARTIAL_STATE = Symbol.for("langgraph.state.partial");
 // withLangGraph() smuggles jsonSchemaExtra through zod as a description with this prefix.
 const META_EXTRAS_PREFIX = "lg:";
 
-export async function describeGraphSchemas(graphId: string, graph: CompiledGraphLike): Promise<GraphSchema> {
-  return { graph_id: graphId, ...describeBuilder(graph.builder, graphId) };
+/**
+ * Schemas read from the graph's TypeScript types (typed-schemas/), by namespace: "" for the graph
+ * itself. Asked for only when a graph's state has no runtime schema (Annotation.Root), since
+ * reading them costs seconds the first time.
+ */
+export type TypedSchemasLookup = () => Promise<Record<string, TypedSchemas> | undefined>;
+
+export async function describeGraphSchemas(graphId: string, graph: CompiledGraphLike, typed?: TypedSchemasLookup): Promise<GraphSchema> {
+  const types = typed && needsTypes(graph.builder) ? (await typed())?.[""] : undefined;
+  return { graph_id: graphId, ...describeBuilder(graph.builder, graphId, types) };
 }
 
 export async function describeSubgraphs(
   graph: CompiledGraphLike,
   options: { namespace?: string; recurse: boolean },
+  typed?: TypedSchemasLookup,
 ): Promise<Record<string, SubgraphSchema>> {
   const { namespace } = options;
   // langgraph only descends into nested subgraphs when recursing, so a nested namespace
@@ -80,7 +90,9 @@ export async function describeSubgraphs(
   const result: Record<string, SubgraphSchema> = {};
   for await (const [ns, subgraph] of subgraphs) {
     if (namespace !== undefined && ns !== namespace) continue;
-    result[ns] = describeBuilder(isObject(subgraph) ? subgraph.builder : undefined, ns);
+    const builder = isObject(subgraph) ? subgraph.builder : undefined;
+    const types = typed && needsTypes(builder) ? (await typed())?.[ns] : undefined;
+    result[ns] = describeBuilder(builder, ns, types);
   }
   return result;
 }
@@ -98,34 +110,40 @@ export async function drawGraph(
   return { nodes: nodes.filter(isObject).map(drawnNode), edges: edges.filter(isObject).map(drawnEdge) };
 }
 
-function describeBuilder(builder: unknown, title: string): Required<SubgraphSchema> {
+/** A state without a runtime schema (Annotation.Root) has its types only in the source. */
+function needsTypes(builder: unknown): boolean {
+  const runtime = isObject(builder) ? builder._schemaRuntimeDefinition : undefined;
+  return !isStateSchemaLike(runtime) && !isInteropZodObject(runtime);
+}
+
+function describeBuilder(builder: unknown, title: string, types: TypedSchemas | undefined): Required<SubgraphSchema> {
   const b: BuilderLike = isObject(builder) ? builder : {};
   return {
-    input_schema: attempt(() => inputSchema(b, title)),
-    output_schema: attempt(() => outputSchema(b, title)),
-    state_schema: attempt(() => definitionSchema(b, b._schemaRuntimeDefinition, b._schemaDefinition, "update", title)),
+    input_schema: attempt(() => inputSchema(b, title, types?.input)),
+    output_schema: attempt(() => outputSchema(b, title, types?.output)),
+    state_schema: attempt(() => definitionSchema(b, b._schemaRuntimeDefinition, b._schemaDefinition, "update", title, types?.state)),
     // A JS graph has one schema for both, so the reference server reports it under both keys.
-    config_schema: attempt(() => contextSchema(b)),
-    context_schema: attempt(() => contextSchema(b)),
+    config_schema: attempt(() => contextSchema(b) ?? types?.config ?? null),
+    context_schema: attempt(() => contextSchema(b) ?? types?.config ?? null),
   };
 }
 
-function inputSchema(b: BuilderLike, title: string): JsonSchema | null {
+function inputSchema(b: BuilderLike, title: string, typed: JsonSchema | null | undefined): JsonSchema | null {
   let runtime = b._inputRuntimeDefinition;
   if (runtime === PARTIAL_STATE) {
     // langgraph also sets the marker when `input` was an Annotation with keys of its own.
     runtime = sameKeys(b._inputDefinition, b._schemaDefinition) ? b._schemaRuntimeDefinition : undefined;
   }
-  return definitionSchema(b, runtime, b._inputDefinition, "update", title);
+  return definitionSchema(b, runtime, b._inputDefinition, "update", title, typed);
 }
 
-function outputSchema(b: BuilderLike, title: string): JsonSchema | null {
+function outputSchema(b: BuilderLike, title: string, typed: JsonSchema | null | undefined): JsonSchema | null {
   let runtime = b._outputRuntimeDefinition;
   // A non-zod `output` leaves the state's runtime definition in place; its keys tell them apart.
   if (runtime === b._schemaRuntimeDefinition && !sameKeys(b._outputDefinition, b._schemaDefinition)) {
     runtime = undefined;
   }
-  return definitionSchema(b, runtime, b._outputDefinition, "value", title);
+  return definitionSchema(b, runtime, b._outputDefinition, "value", title, typed);
 }
 
 function contextSchema(b: BuilderLike): JsonSchema | null {
@@ -133,8 +151,8 @@ function contextSchema(b: BuilderLike): JsonSchema | null {
 }
 
 /**
- * A typed schema from a StateSchema or zod object when there is one; otherwise (Annotation.Root,
- * whose channel types exist only at compile time) an object listing every channel untyped.
+ * A typed schema from a StateSchema or zod object when there is one, else the one read from the
+ * TypeScript types; failing both, an object listing every channel untyped.
  */
 function definitionSchema(
   b: BuilderLike,
@@ -142,12 +160,15 @@ function definitionSchema(
   channels: unknown,
   shape: Shape,
   title: string,
+  typed: JsonSchema | null | undefined,
 ): JsonSchema | null {
   let schema: JsonSchema;
   if (isStateSchemaLike(runtime)) {
     schema = asJsonSchema(shape === "update" ? runtime.getInputJsonSchema() : runtime.getJsonSchema());
   } else if (isInteropZodObject(runtime)) {
     schema = zodObjectSchema(b, runtime, shape);
+  } else if (typed) {
+    schema = typed;
   } else if (isObject(channels)) {
     schema = { title, type: "object", properties: {} };
   } else {

@@ -11,6 +11,7 @@ import type { ThreadService } from "../domain/threads.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
+import type { TypedSchemaSource } from "../runtime/typed-schemas/typed-schema-source.js";
 import type { Storage } from "../storage/ports.js";
 import type { AppEnv } from "./app-env.js";
 import type { AuthenticateHook, AuthHooks } from "../auth/load-auth.js";
@@ -40,6 +41,8 @@ export interface AppDeps {
   config: ServerConfig;
   storage: Storage;
   graphs: GraphRegistry;
+  /** Schemas of TypeScript-typed graphs for the assistant routes; without it they list channels untyped. */
+  typedSchemas?: TypedSchemaSource;
   assistants: AssistantService;
   threads: ThreadService;
   state: ThreadStateService;
@@ -87,7 +90,9 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   if (authenticate && !http.enable_custom_route_auth) api.use(authenticate);
 
   const routes: RouteSpec[] = [healthRoute({ storage: deps.storage, ...(deps.probes ? { probes: deps.probes } : {}) })];
-  if (!http.disable_assistants) routes.push(...assistantRoutes({ assistants: deps.assistants, graphs: deps.graphs }));
+  if (!http.disable_assistants) {
+    routes.push(...assistantRoutes({ assistants: deps.assistants, graphs: deps.graphs, ...(deps.typedSchemas ? { typedSchemas: deps.typedSchemas } : {}) }));
+  }
   if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }), ...threadStateRoutes({ state: deps.state }));
   if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.threads, events: deps.events }));
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, events: deps.events, storage: deps.storage, prefix: config.mountPrefix }));

@@ -3,6 +3,7 @@ import type { Access } from "../../domain/access.js";
 import type { AssistantService } from "../../domain/assistants.js";
 import type { GraphRegistry } from "../../runtime/graph-registry.js";
 import { describeGraphSchemas, describeSubgraphs, drawGraph } from "../../runtime/graph-info.js";
+import type { TypedSchemaSource } from "../../runtime/typed-schemas/typed-schema-source.js";
 import type { JsonObject } from "../../storage/records.js";
 import { GantryError } from "../../errors.js";
 import { project, setPaginationHeaders } from "../paging.js";
@@ -23,7 +24,17 @@ import {
 
 const TAG = "Assistants";
 
-export function assistantRoutes({ assistants, graphs }: { assistants: AssistantService; graphs: GraphRegistry }): RouteSpec[] {
+export function assistantRoutes({
+  assistants,
+  graphs,
+  typedSchemas,
+}: {
+  assistants: AssistantService;
+  graphs: GraphRegistry;
+  /** Schemas read from TypeScript types, for graphs whose state has no runtime schema. */
+  typedSchemas?: TypedSchemaSource;
+}): RouteSpec[] {
+  const typedLookup = (graphId: string) => (typedSchemas ? () => typedSchemas.get(graphId) : undefined);
   const compiledGraphOf = async (idOrGraphId: string, access: Access | undefined) => {
     const assistant = await assistants.get(idOrGraphId, access);
     return { assistant, graph: await graphs.get(assistant.graph_id).resolve({ configurable: assistant.config.configurable as JsonObject | undefined, ...assistant.config }) };
@@ -157,7 +168,7 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       responses: { 200: "Graph schemas", 404: "Not found", 422: "Invalid id" },
       handler: async (c) => {
         const { assistant, graph } = await compiledGraphOf(c.req.param("assistant_id")!, accessOf(c));
-        return c.json(await describeGraphSchemas(assistant.graph_id, graph));
+        return c.json(await describeGraphSchemas(assistant.graph_id, graph, typedLookup(assistant.graph_id)));
       },
     }),
     route({
@@ -168,8 +179,8 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       query: SubgraphsQuery,
       responses: { 200: "Subgraph schemas", 404: "Not found", 422: "Invalid id" },
       handler: async (c, { query }) => {
-        const { graph } = await compiledGraphOf(c.req.param("assistant_id")!, accessOf(c));
-        return c.json(await describeSubgraphs(graph, { recurse: query.recurse ?? false }));
+        const { assistant, graph } = await compiledGraphOf(c.req.param("assistant_id")!, accessOf(c));
+        return c.json(await describeSubgraphs(graph, { recurse: query.recurse ?? false }, typedLookup(assistant.graph_id)));
       },
     }),
     route({
@@ -180,8 +191,9 @@ export function assistantRoutes({ assistants, graphs }: { assistants: AssistantS
       query: SubgraphsQuery,
       responses: { 200: "Subgraph schemas", 404: "Not found", 422: "Invalid id" },
       handler: async (c, { query }) => {
-        const { graph } = await compiledGraphOf(c.req.param("assistant_id")!, accessOf(c));
-        return c.json(await describeSubgraphs(graph, { namespace: c.req.param("namespace")!, recurse: query.recurse ?? false }));
+        const { assistant, graph } = await compiledGraphOf(c.req.param("assistant_id")!, accessOf(c));
+        const options = { namespace: c.req.param("namespace")!, recurse: query.recurse ?? false };
+        return c.json(await describeSubgraphs(graph, options, typedLookup(assistant.graph_id)));
       },
     }),
   ];

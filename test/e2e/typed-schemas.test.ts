@@ -1,0 +1,107 @@
+// Schemas of a graph typed with TypeScript (Annotation.Root, no zod) through the SDK, against
+// `gantry dev` on a project that reads like a user's: the JSON Schemas Studio draws its forms from,
+// for the graph and its subgraphs, read from the types on first request and kept in the data dir.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client, GraphSchema } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningGantry, startGantry } from "../support/gantry-process.js";
+import { fixture } from "./fixture-paths.js";
+import { eventually, sdkClient } from "./http.js";
+
+const CONFIG = fixture("typed-schemas", "langgraph.json");
+// Reading the types of a project takes a few seconds on an idle machine, far more on a busy one.
+const TYPES_READ_MS = 240_000;
+const SLOW_TEST_MS = TYPES_READ_MS + 30_000;
+
+const propertiesOf = (schema: unknown) => (schema as { properties: Record<string, Record<string, unknown>> }).properties;
+const isTyped = (schemas: GraphSchema) => propertiesOf(schemas.state_schema)?.tone?.type === "string";
+// Polled once a second: the reading competes for the CPU with whatever asks for it.
+const typedOrPause = async <T>(value: T, typed: boolean): Promise<T | undefined> => {
+  if (typed) return value;
+  await new Promise((wake) => setTimeout(wake, 1_000));
+  return undefined;
+};
+
+describe("schemas of a TypeScript-typed graph through the SDK", () => {
+  let dataDir: string;
+  let server: RunningGantry;
+  let client: Client;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "gantry-typed-schemas-"));
+    server = await startGantry({ config: CONFIG, dataDir });
+    client = sdkClient(server.url);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it(
+    "describes input, state, output, config and context with the graph's own types",
+    async () => {
+      const schemas = await eventually("typed schemas", async () => {
+        const answer = await client.assistants.getSchemas("support");
+        return typedOrPause(answer, isTyped(answer));
+      }, TYPES_READ_MS);
+      expect(schemas.graph_id).toBe("support");
+      const input = propertiesOf(schemas.input_schema);
+      expect(input.tone).toEqual({ type: "string", enum: ["formal", "friendly"] });
+      expect(input.messages).toEqual({ type: "array", items: { $ref: "#/definitions/BaseMessage" } });
+      expect(input.ticket).toMatchObject({
+        type: "object",
+        properties: { id: { type: "string" }, priority: { type: "string", enum: ["high", "low"] }, assignee: { type: "string" } },
+        required: ["id", "priority"],
+      });
+      expect(Object.keys((schemas.input_schema as { definitions: object }).definitions)).toEqual(["BaseMessage"]);
+      expect(Object.keys(propertiesOf(schemas.state_schema)).sort()).toEqual(["depth", "messages", "sources", "ticket", "tone", "turns"]);
+      expect((schemas.output_schema as { required: string[] }).required.sort()).toEqual(["depth", "messages", "sources", "tone", "turns"]);
+      expect(propertiesOf(schemas.config_schema)).toEqual({
+        model: { type: "string", enum: ["claude-3-5-haiku", "gpt-4o-mini"] },
+        systemPrompt: { type: "string" },
+        maxSources: { type: "number" },
+      });
+      expect(schemas.context_schema).toEqual(schemas.config_schema);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it("lists the subgraphs with recurse, each with the state of its own type", async () => {
+    await eventually("typed schemas", async () => typedOrPause(true, isTyped(await client.assistants.getSchemas("support"))), TYPES_READ_MS);
+    const subgraphs = await client.assistants.getSubgraphs("support", { recurse: true });
+    expect(Object.keys(subgraphs).sort()).toEqual(["research", "research|search"]);
+    expect(propertiesOf(subgraphs.research!.state_schema).depth).toEqual({ type: "string", enum: ["deep", "shallow"] });
+    expect(Object.keys(propertiesOf(subgraphs.research!.state_schema)).sort()).toEqual(["depth", "messages", "queries", "sources"]);
+    expect(propertiesOf(subgraphs["research|search"]!.input_schema)).toEqual({
+      queries: { type: "array", items: { type: "string" } },
+      sources: { type: "array", items: { type: "string" } },
+    });
+    const direct = await client.assistants.getSubgraphs("support");
+    expect(Object.keys(direct)).toEqual(["research"]);
+    const nested = await client.assistants.getSubgraphs("support", { namespace: "research|search", recurse: true });
+    expect(Object.keys(nested)).toEqual(["research|search"]);
+    expect(nested["research|search"]).toEqual(subgraphs["research|search"]);
+  }, SLOW_TEST_MS);
+
+  it("runs the graph, subgraphs and all, with input shaped by those schemas", async () => {
+    const values = (await client.runs.wait(null, "support", {
+      input: { messages: [{ type: "human", content: "My order is late" }], tone: "formal", depth: "deep" },
+      config: { configurable: { model: "gpt-4o-mini", systemPrompt: "Be brief." } },
+    })) as { messages: Array<{ content: string }>; sources: string[]; turns: number };
+    expect(values.sources).toHaveLength(2);
+    expect(values.turns).toBe(1);
+    expect(values.messages.at(-1)?.content).toBe("Dear customer, see 2 sources.");
+  });
+
+  it("answers typed schemas on the first request after a restart on the same data dir", async () => {
+    await eventually("typed schemas", async () => typedOrPause(true, isTyped(await client.assistants.getSchemas("support"))), TYPES_READ_MS);
+    await server.stop();
+    server = await startGantry({ config: CONFIG, dataDir });
+    client = sdkClient(server.url);
+    expect(isTyped(await client.assistants.getSchemas("support"))).toBe(true);
+    expect(Object.keys(await client.assistants.getSubgraphs("support", { recurse: true })).sort()).toEqual(["research", "research|search"]);
+  }, SLOW_TEST_MS);
+});
