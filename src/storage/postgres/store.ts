@@ -3,7 +3,8 @@
 // `labels` array by position. Filters are jsonb containment plus typed comparisons, similarity is
 // an exact scan of the real[] vectors the filters leave (0006_store_vector_reals.sql), and a read
 // that refreshes TTLs does so in the same statement.
-import type { Pool } from "pg";
+import { createHash } from "node:crypto";
+import type { Pool, QueryResult, QueryResultRow } from "pg";
 import type { Json, JsonObject } from "../records.js";
 import type {
   NamespaceListing,
@@ -17,7 +18,7 @@ import type {
 } from "../store-ports.js";
 import { expiresAt } from "../ttl.js";
 import { hasAuthFilter } from "../auth-filter.js";
-import { authFilterSql, jsonParam, param, run, transaction } from "./sql-helpers.js";
+import { authFilterSql, jsonParam, param, queryFailure, run, transaction } from "./sql-helpers.js";
 
 const COLUMNS = "namespace, key, value, created_at, updated_at";
 /** Milliseconds, like every timestamp Gantry writes from JavaScript. */
@@ -105,6 +106,20 @@ function score(values: unknown[], query: number[]): string {
   return `(SELECT MAX(CASE WHEN v.norm = 0 THEN 0 ELSE (${dot}) / (v.norm * ${queryNorm}::float8) END)
     FROM store_vectors AS v
     WHERE v.namespace = i.namespace AND v.key = i.key AND cardinality(v.vector) = ${param(values, query.length)})`;
+}
+
+/**
+ * Runs `text` as a statement prepared once per connection. A ranked search's text holds one
+ * product per dimension, and parsing and planning it cost more than scoring a small namespace;
+ * its name is the text's hash, so each distinct shape (dimensions, filters) is prepared once.
+ */
+async function runPrepared<R extends QueryResultRow>(pool: Pool, text: string, values: unknown[]): Promise<QueryResult<R>> {
+  const name = `gantry_store_search_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
+  try {
+    return await pool.query<R>({ name, text, values });
+  } catch (err) {
+    throw queryFailure(pool, err);
+  }
 }
 
 function norm(vector: number[]): number {
@@ -212,7 +227,7 @@ export function postgresStore(pool: Pool): StoreRepo {
            )
            SELECT * FROM page ORDER BY ${ranked ? "score DESC NULLS LAST, " : ""}updated_at DESC, namespace, key`
         : page;
-      const { rows } = await run<ItemRow>(pool, text, values);
+      const { rows } = ranked ? await runPrepared<ItemRow>(pool, text, values) : await run<ItemRow>(pool, text, values);
       return rows.map((row): StoreSearchItem => (ranked ? { ...rowToItem(row), score: row.score ?? null } : rowToItem(row)));
     },
 
