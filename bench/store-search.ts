@@ -6,7 +6,7 @@
 // its answers is checked against the adapter's. Prints figures; asserts nothing about time.
 import Database from "better-sqlite3";
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { parseStoreFilter } from "../src/domain/store-filter.js";
@@ -17,6 +17,7 @@ import { percentile, round } from "./stats.js";
 
 const DIMS = 256;
 const SIZES = (process.env.BENCH_STORE_SIZES ?? "10000,100000").split(",").map(Number);
+const BACKENDS = (process.env.BENCH_STORE_BACKENDS ?? "sqlite,postgres").split(",");
 /** One namespace per user under "bench": the narrow search reads one user's 1%. */
 const USERS = 100;
 const SEARCHES = { after: 20, before: 3 };
@@ -63,21 +64,32 @@ interface Row {
   p90_ms: number;
   min_ms: number;
   max_ms: number;
+  /** SQLite only: PostgreSQL's work happens in the server, not in this process. */
+  cpu_p50_ms: number | null;
+}
+
+interface Times {
+  wall: number[];
+  /** This process's CPU time per call: on SQLite the search itself, and far steadier than wall time on a busy machine. */
+  cpu: number[];
 }
 
 /** Times `count` calls; a first, untimed call warms caches (and, for the old scan, checks its answer). */
-async function time(count: number, query: (n: number) => Promise<unknown>, warmUp: () => Promise<unknown>): Promise<number[]> {
+async function time(count: number, query: (n: number) => Promise<unknown>, warmUp: () => Promise<unknown>): Promise<Times> {
   await warmUp();
-  const times: number[] = [];
+  const times: Times = { wall: [], cpu: [] };
   for (let n = 0; n < count; n++) {
+    const cpu = process.cpuUsage();
     const started = performance.now();
     await query(n);
-    times.push(performance.now() - started);
+    times.wall.push(performance.now() - started);
+    const used = process.cpuUsage(cpu);
+    times.cpu.push((used.user + used.system) / 1000);
   }
   return times;
 }
 
-function row(backend: string, items: number, search: string, path: Row["path"], times: number[]): Row {
+function row(backend: string, items: number, search: string, path: Row["path"], { wall: times, cpu }: Times): Row {
   return {
     backend,
     items,
@@ -88,6 +100,7 @@ function row(backend: string, items: number, search: string, path: Row["path"], 
     p90_ms: round(percentile(times, 90), 1),
     min_ms: round(Math.min(...times), 1),
     max_ms: round(Math.max(...times), 1),
+    cpu_p50_ms: backend === "sqlite" ? round(percentile(cpu, 50), 1) : null,
   };
 }
 
@@ -246,9 +259,9 @@ async function benchPostgres(items: number): Promise<Row[] | null> {
 
 const results: Row[] = [];
 for (const items of SIZES) {
-  results.push(...(await benchSqlite(items)));
-  results.push(...((await benchPostgres(items)) ?? []));
+  if (BACKENDS.includes("sqlite")) results.push(...(await benchSqlite(items)));
+  if (BACKENDS.includes("postgres")) results.push(...((await benchPostgres(items)) ?? []));
 }
-console.log(`\nSemantic store search, ${DIMS} dimensions, limit 10; after: ${SEARCHES.after} searches, before: ${SEARCHES.before}`);
+console.log(`\nSemantic store search, ${DIMS} dimensions, limit 10; after: ${SEARCHES.after} searches, before: ${SEARCHES.before}; load ${loadavg()[0]!.toFixed(1)}`);
 console.table(results);
 console.log(JSON.stringify({ benchmark: "store-search", dims: DIMS, results }));
