@@ -24,7 +24,7 @@ const SEARCHES = { after: 20, before: 3 };
 const POSTGRES_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 /**
  * The old SQLite scan joins two json_each tables on the element index, 256 x 256 steps per
- * vector: 2,000 items took 26-35 s a search, so it only runs where it scans at most this many.
+ * vector: 2,000 items took 26-35 s a search (load ~20), so it only runs where it scans at most this many.
  */
 const OLD_SQLITE_ITEMS_MAX = 2_000;
 const NOW = new Date("2031-05-04T10:00:00.000Z");
