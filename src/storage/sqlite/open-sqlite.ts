@@ -1,6 +1,7 @@
 // The embedded default: one SQLite file in WAL mode, migrated on open, checkpointed by a thread of
 // its own (wal-checkpointer.ts). One process owns it.
 import Database from "better-sqlite3";
+import { load as loadSqliteVec } from "sqlite-vec";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Logger } from "../../logging.js";
@@ -32,6 +33,8 @@ export function openSqliteStorage(file: string, options: { log?: Logger } = {}):
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
+  // Store vectors are scored by sqlite-vec's functions, and migration 0006 converts vectors with them.
+  loadSqliteVec(db);
   db.function("casefold", { deterministic: true }, (text: unknown) => (typeof text === "string" ? text.toLowerCase() : text));
   const migrated = migrateSqlite(db);
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);

@@ -1,7 +1,8 @@
 // StoreRepo on SQLite. Namespaces are '.'-joined paths (see 0003_store.sql): a prefix is a range on
 // the primary key, '*' patterns match labels by position in the JSON `labels` column. Filters and
-// similarity scores are computed in the query; TTL refreshes are written in the same transaction
-// as the read that asked for them.
+// similarity scores are computed in the query, scores by sqlite-vec over float32 blobs (see
+// 0006_store_vector_blobs.sql); TTL refreshes are written in the same transaction as the read that
+// asked for them.
 import type Database from "better-sqlite3";
 import type { Json, JsonObject } from "../records.js";
 import type {
@@ -105,13 +106,18 @@ function where(parts: SqlFragment[]): SqlFragment {
   return { sql: parts.map((p) => p.sql).join(" AND "), params: parts.flatMap((p) => p.params) };
 }
 
-/** The item's best cosine similarity to the query vector over its stored vectors; NULL without any. */
-const SCORE = `(SELECT MAX(CASE WHEN v.norm = 0 THEN 0.0 ELSE
-    (SELECT SUM(a.value * q.value) FROM json_each(v.vector) AS a JOIN json_each(?) AS q ON q.key = a.key) / (v.norm * ?) END)
-  FROM store_vectors AS v WHERE v.namespace = i.namespace AND v.key = i.key)`;
+/**
+ * The item's best cosine similarity to the query vector over its stored vectors of the query's
+ * length; NULL without any. sqlite-vec answers NULL for a zero vector, which scores 0 as before.
+ * Runs only for rows that passed the WHERE clause, so filters narrow the scan before any scoring.
+ */
+const SCORE = `(SELECT MAX(COALESCE(1.0 - vec_distance_cosine(v.vector, ?), 0.0))
+  FROM store_vectors AS v WHERE v.namespace = i.namespace AND v.key = i.key AND length(v.vector) = ?)`;
 
-function norm(vector: number[]): number {
-  return Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));
+/** sqlite-vec's vector format: little-endian float32s. */
+function float32Blob(vector: number[]): Buffer {
+  const floats = Float32Array.from(vector);
+  return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength);
 }
 
 export function sqliteStore(db: Database.Database): StoreRepo {
@@ -127,7 +133,7 @@ export function sqliteStore(db: Database.Database): StoreRepo {
        expires_at = excluded.expires_at`,
   );
   const dropVectors = sql("DELETE FROM store_vectors WHERE namespace = ? AND key = ?");
-  const insertVector = sql("INSERT INTO store_vectors (namespace, key, field, vector, norm) VALUES (?, ?, ?, ?, ?)");
+  const insertVector = sql("INSERT INTO store_vectors (namespace, key, field, vector) VALUES (?, ?, ?, ?)");
   const getRow = sql(`SELECT ${COLUMNS} FROM store_items WHERE namespace = ? AND key = ? AND ${LIVE}`);
   /** Whether the stored item's value matches the auth filter (callers know the item exists). */
   const visible = (path: string, key: string, auth: AuthFilter): boolean => {
@@ -149,7 +155,7 @@ export function sqliteStore(db: Database.Database): StoreRepo {
     const expires = item.ttl_minutes === null ? null : expiresAt(now, item.ttl_minutes);
     upsert.run(path, item.key, JSON.stringify(item.namespace), JSON.stringify(item.value), stamp, stamp, item.ttl_minutes, expires);
     dropVectors.run(path, item.key);
-    for (const { field, vector } of item.vectors) insertVector.run(path, item.key, field, JSON.stringify(vector), norm(vector));
+    for (const { field, vector } of item.vectors) insertVector.run(path, item.key, field, float32Blob(vector));
     return "written";
   });
 
@@ -169,7 +175,8 @@ export function sqliteStore(db: Database.Database): StoreRepo {
       ...(hasAuthFilter(query.auth) ? [authFilterSql("i.value", query.auth)] : []),
     ]);
     const ranked = query.queryVector !== undefined;
-    const scoreParams = ranked ? [JSON.stringify(query.queryVector), norm(query.queryVector!) || 1] : [];
+    const queryBlob = ranked ? float32Blob(query.queryVector!) : undefined;
+    const scoreParams = queryBlob ? [queryBlob, queryBlob.length] : [];
     const rows = sql(
       `SELECT ${COLUMNS}${ranked ? `, ${SCORE} AS score` : ""} FROM store_items AS i
        WHERE ${conditions.sql}
