@@ -3,7 +3,7 @@
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "./app-env.js";
 import type { z } from "zod";
-import { parseAsList, parseWith, queryObject, readJson } from "./validation.js";
+import { checkPathParams, parseAsList, parseWith, queryObject, readJson } from "./validation.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -56,6 +56,7 @@ export function mountRoutes(app: Hono<AppEnv>, routes: RouteSpec[], options: { v
   for (const spec of routes) {
     app.on(spec.method.toUpperCase(), spec.path, async (c) => {
       c.set("routePattern", spec.path);
+      checkPathParams(c.req.param());
       let body: unknown;
       if (spec.body) {
         const raw = await readJson(c);
