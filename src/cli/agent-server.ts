@@ -128,10 +128,6 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
         { workerId: infra.workerId, ...config.queue },
       )
     : undefined;
-  if (infra.aloneOnDatabase) {
-    await worker?.recover(new Date(Date.now() + config.queue.leaseMs));
-    await deliveries?.recover(new Date(Date.now() + config.webhooks.timeoutMs + 60_000));
-  }
   const runs = runService({
     runs: storage.runs,
     checkpoints: storage.checkpoints,
@@ -178,16 +174,6 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const scheduler = runsWorker
     ? new CronScheduler({ crons: storage.crons, fire: crons.fire, clock: cronClock, log: logger }, { pollMs: config.cron.pollMs, batch: 100, concurrency: fireConcurrency })
     : undefined;
-  // Runs and crons are taken from here on, or from resume() for a server started drained.
-  let work: "waiting" | "working" | "drained" = "waiting";
-  const resume = async () => {
-    if (work !== "waiting") return;
-    work = "working";
-    await worker?.start();
-    scheduler?.start();
-  };
-  if (!infra.startDrained) await resume();
-  if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
 
   const deps: AppDeps = {
     config,
@@ -207,6 +193,28 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     ...(auth ? { auth } : {}),
   };
   const app = servesApi ? createApp(deps).app : healthOnlyApp(storage, infra.probes ?? [], config.mountPrefix);
+
+  // The port first: a second server started by mistake on the same database (a double `npm start`)
+  // must stop here, before its recovery takes back the first one's live runs.
+  const { server, port, origin } = await listenHttp(app.fetch, config.host, config.port).catch(async (err: unknown) => {
+    await storage.close();
+    throw err;
+  });
+  if (infra.aloneOnDatabase) {
+    await worker?.recover(new Date(Date.now() + config.queue.leaseMs));
+    await deliveries?.recover(new Date(Date.now() + config.webhooks.timeoutMs + 60_000));
+  }
+  // Runs and crons are taken from here on, or from resume() for a server started drained.
+  let work: "waiting" | "working" | "drained" = "waiting";
+  const resume = async () => {
+    if (work !== "waiting") return;
+    work = "working";
+    await worker?.start();
+    scheduler?.start();
+  };
+  if (!infra.startDrained) await resume();
+  if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
+
   const sweeper = runsWorker
     ? startThreadTtlSweeper({
         threads,
@@ -219,7 +227,6 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const storeSweepMinutes = storeConfig?.ttl?.sweep_interval_minutes;
   const storeSweeper = storeSweepMinutes === undefined || !runsWorker ? undefined : startStoreTtlSweeper({ store, intervalMs: storeSweepMinutes * 60_000, log: logger });
 
-  const { server, port, origin } = await listenHttp(app.fetch, config.host, config.port);
   const url = `${origin}${config.mountPrefix}`;
   selfUrl = url;
   deliveries?.start();
