@@ -15,7 +15,7 @@ import { anyRequest, sendChecked, Tally } from "./fuzz-requests.js";
 
 const REQUESTS = Number(process.env.FUZZ_RUNS ?? 5_000);
 /** Requests in flight at once. */
-const BATCH = 8;
+const BATCH = 16;
 /** Longest a request may wait for its answer's status line. */
 const ANSWER_BOUND_MS = 20_000;
 
