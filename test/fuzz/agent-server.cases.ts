@@ -3,7 +3,7 @@
 // the server still answers /ok afterwards, and data made before the fuzzing (which no request
 // can name) is unchanged. Requests go out in small concurrent batches; a failing batch is shrunk
 // by fast-check to the one request that fails, printed as a reproducer with the seed.
-// FUZZ_RUNS sets the number of requests (default 5,000 per backend).
+// FUZZ_RUNS sets the number of requests per backend (default 5,000).
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
