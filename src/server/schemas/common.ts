@@ -28,6 +28,7 @@ export const afterSeconds = z.number().min(0, `must be between 0 and ${MAX_AFTER
 
 /** A positive counter kept in a 32-bit column (versions, recursion limits). */
 export const positiveInt32 = z.int().min(1, `must be between 1 and ${MAX_INT32}`).max(MAX_INT32, `must be between 1 and ${MAX_INT32}`);
+
 export const sortOrder = z.enum(["asc", "desc"]);
 
 export const ifExists = z.enum(["raise", "do_nothing"]);
