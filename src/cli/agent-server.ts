@@ -74,6 +74,8 @@ export interface ServerInfra {
   sweepLock?: () => Promise<boolean>;
   /** Services besides the database that /ok checks (Redis). */
   probes?: HealthProbe[];
+  /** Runs just before storage opens, once the project has loaded: `dev` locks its data directory here. */
+  claimStorage?: () => void;
   /** Releases what the infra holds (Redis connections), after everything else stopped. */
   close(): Promise<void>;
 }
@@ -90,6 +92,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const auth = await loadProjectAuth(config.project.root, config.project.raw.auth?.path, logger);
   const storeConfig = config.project.raw.store;
   const storeIndex = storeConfig?.index ? await loadStoreIndex(config.project.root, storeConfig.index) : undefined;
+  infra.claimStorage?.();
   const { storage, migrated, location } = await openStorage(config, logger);
   logger.info("storage ready", { backend: storage.backend, location, migrated });
 

@@ -7,7 +7,7 @@ import { loadDevConfig, type DevFlags } from "../config/server-config.js";
 import { createMemoryBus } from "../events/event-bus.js";
 import { createMemoryEventLog } from "../events/run-event-log.js";
 import { createLogger, type Logger } from "../logging.js";
-import { lockDataDir } from "../storage/sqlite/data-dir-lock.js";
+import { lockDataDir, type DataDirLock } from "../storage/sqlite/data-dir-lock.js";
 import { startAgentServer, type RunningServer } from "./agent-server.js";
 
 export type { RunningServer };
@@ -15,8 +15,7 @@ export type { RunningServer };
 export async function startDevServer(flags: DevFlags, log?: Logger): Promise<RunningServer> {
   const config = loadDevConfig(flags);
   const logger = log ?? createLogger(config.log);
-  // --shared-database: a rollout's two revisions use one directory on purpose (docs/decisions.md).
-  const lock = config.databaseUrl || flags.sharedDatabase ? undefined : lockDataDir(config.dataDir);
+  let lock: DataDirLock | undefined;
   const events = createMemoryEventLog({ retentionMs: config.streamRetentionMs });
   const started = startAgentServer(config, logger, {
     role: "all",
@@ -26,6 +25,10 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     aloneOnDatabase: !flags.sharedDatabase,
     handOffOnShutdown: flags.sharedDatabase === true,
     startDrained: flags.startDrained === true,
+    // --shared-database: a rollout's two revisions use one directory on purpose (docs/decisions.md).
+    claimStorage: () => {
+      if (!config.databaseUrl && !flags.sharedDatabase) lock = lockDataDir(config.dataDir);
+    },
     close: async () => {
       await events.close();
       lock?.release();
