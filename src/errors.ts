@@ -11,6 +11,8 @@ export type ErrorKind =
   | "busy"
   | "unsupported"
   | "too_large"
+  /** The client stopped sending a request it had started. */
+  | "timed_out"
   /** A service the server needs (the database) cannot be reached right now; trying again later may work. */
   | "unavailable";
 

@@ -80,6 +80,8 @@ export interface ServerInfra {
   probes?: HealthProbe[];
   /** Where schemas read from TypeScript types are kept between runs (`gantry dev`); memory only when absent. */
   schemaCacheDir?: string;
+  /** Runs just before storage opens, once the project has loaded: `dev` locks its data directory here. */
+  claimStorage?: () => void;
   /** Releases what the infra holds (Redis connections), after everything else stopped. */
   close(): Promise<void>;
 }
@@ -100,6 +102,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const auth = await loadProjectAuth(config.project.root, config.project.raw.auth?.path, logger);
   const storeConfig = config.project.raw.store;
   const storeIndex = storeConfig?.index ? await loadStoreIndex(config.project.root, storeConfig.index) : undefined;
+  infra.claimStorage?.();
   const { storage, migrated, location } = await openStorage(config, logger);
   logger.info("storage ready", { backend: storage.backend, location, migrated });
 
@@ -145,10 +148,6 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
         { workerId: infra.workerId, ...config.queue },
       )
     : undefined;
-  if (infra.aloneOnDatabase) {
-    await worker?.recover(new Date(Date.now() + config.queue.leaseMs));
-    await deliveries?.recover(new Date(Date.now() + config.webhooks.timeoutMs + 60_000));
-  }
   const runs = runService({
     runs: storage.runs,
     checkpoints: storage.checkpoints,
@@ -195,15 +194,6 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const scheduler = runsWorker
     ? new CronScheduler({ crons: storage.crons, fire: crons.fire, clock: cronClock, log: logger }, { pollMs: config.cron.pollMs, batch: 100, concurrency: fireConcurrency })
     : undefined;
-  // Runs and crons are taken from here on, or from resume() for a server started drained.
-  let work: "waiting" | "working" | "drained" = "waiting";
-  const resume = async () => {
-    if (work !== "waiting") return;
-    work = "working";
-    await worker?.start();
-    scheduler?.start();
-  };
-  if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
 
   const typedSchemas = createTypedSchemaSource({
     graphs: config.project.graphs,
@@ -233,8 +223,29 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const api = createApp(deps).app;
   loopback.bind((request, env) => api.fetch(request, env));
   const app = servesApi ? api : healthOnlyApp(storage, infra.probes ?? [], config.mountPrefix);
-  // After the loopback is bound: a run resumed at boot may call this server at once.
+
+  // The port first: a second server started by mistake on the same database (a double `npm start`)
+  // must stop here, before its recovery takes back the first one's live runs.
+  const { server, port, origin } = await listenHttp(app.fetch, config.host, config.port).catch(async (err: unknown) => {
+    await storage.close();
+    throw err;
+  });
+  if (infra.aloneOnDatabase) {
+    await worker?.recover(new Date(Date.now() + config.queue.leaseMs));
+    await deliveries?.recover(new Date(Date.now() + config.webhooks.timeoutMs + 60_000));
+  }
+  // Runs and crons are taken from here on, or from resume() for a server started drained; after the
+  // loopback is bound, since a run resumed at boot may call this server at once.
+  let work: "waiting" | "working" | "drained" = "waiting";
+  const resume = async () => {
+    if (work !== "waiting") return;
+    work = "working";
+    await worker?.start();
+    scheduler?.start();
+  };
   if (!infra.startDrained) await resume();
+  if (config.cron.clockFile) logger.warn("cron schedules read the clock file, not the system clock", { file: config.cron.clockFile });
+
   const sweeper = runsWorker
     ? startThreadTtlSweeper({
         threads,
@@ -247,7 +258,6 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const storeSweepMinutes = storeConfig?.ttl?.sweep_interval_minutes;
   const storeSweeper = storeSweepMinutes === undefined || !runsWorker ? undefined : startStoreTtlSweeper({ store, intervalMs: storeSweepMinutes * 60_000, log: logger });
 
-  const { server, port, origin } = await listenHttp(app.fetch, config.host, config.port);
   const url = `${origin}${config.mountPrefix}`;
   selfUrl = url;
   loopback.listening(url);

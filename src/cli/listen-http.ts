@@ -5,10 +5,13 @@
 // about as long (Python's httpx 5 s, Node's fetch 4 s) and then close them themselves; when the
 // server closes first, a request a client sends in that moment fails ("fetch failed", "Server
 // disconnected") without reaching Gantry. Outlasting the clients' own expiry (and a load
-// balancer's usual 60 s) leaves the closing to them.
+// balancer's usual 60 s) leaves the closing to them. The headers timeout is longer than that (Node's
+// advice, so a kept connection is never cut by it); a request's whole arrival, and each pause in
+// its body (node-request.ts), are bounded too (domain/limits.ts).
 import { serve } from "@hono/node-server";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "../domain/limits.js";
 import { StartupError } from "../errors.js";
 
 const KEEP_ALIVE_MS = 65_000;
@@ -22,7 +25,16 @@ export interface Listening {
 
 export async function listenHttp(fetch: (request: Request) => Response | Promise<Response>, host: string, port: number): Promise<Listening> {
   const server = await new Promise<Server>((resolveListen, rejectListen) => {
-    const s = serve({ fetch, hostname: host, port }, () => resolveListen(s as Server)) as Server;
+    const s = serve(
+      {
+        fetch,
+        hostname: host,
+        port,
+        // Node checks these timeouts on this interval (30 s by default), so a bound is kept within 5 s of it.
+        serverOptions: { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 5_000 },
+      },
+      () => resolveListen(s as Server),
+    ) as Server;
     s.once("error", (err: NodeJS.ErrnoException) =>
       rejectListen(
         new StartupError(
@@ -34,8 +46,6 @@ export async function listenHttp(fetch: (request: Request) => Response | Promise
     );
   });
   server.keepAliveTimeout = KEEP_ALIVE_MS;
-  // Node's advice: longer than keepAliveTimeout, so a kept connection is never cut by this one.
-  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   const bound = (server.address() as AddressInfo).port;
   return { server, port: bound, origin: `http://${host.includes(":") ? `[${host}]` : host}:${bound}` };
 }

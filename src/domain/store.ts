@@ -8,6 +8,7 @@ import { authorize, type Access } from "./access.js";
 import type { JsonObject } from "../storage/records.js";
 import type { StoreItem, StoreRepo, StoreSearchItem } from "../storage/store-ports.js";
 import { parseStoreFilter } from "./store-filter.js";
+import { MAX_NAMESPACE_LABELS, MAX_STORE_PATH_BYTES } from "./limits.js";
 import { embedItem, embedQuery, type StoreIndex } from "./store-index.js";
 
 export interface StoreSettings {
@@ -62,6 +63,7 @@ export interface StoreService {
 /** Labels are joined with "." in storage and on GET's query string, so a "." inside one would split it. */
 export function checkNamespace(labels: string[], field: string, options: { allowEmpty: boolean }): string[] {
   if (labels.length === 0 && !options.allowEmpty) throw invalid(`Field '${field}' must have at least one label`);
+  if (labels.length > MAX_NAMESPACE_LABELS) throw invalid(`Field '${field}' has ${labels.length} labels; a namespace has at most ${MAX_NAMESPACE_LABELS}`);
   labels.forEach((label, i) => {
     if (typeof label !== "string") throw invalid(`Field '${field}[${i}]' must be a string`);
     if (label === "") throw invalid(`Field '${field}[${i}]' is invalid: namespace labels cannot be empty`);
@@ -83,6 +85,13 @@ function checkKey(key: string): string {
   return key;
 }
 
+function checkStorePathSize(namespace: string[], key: string): void {
+  const bytes = Buffer.byteLength(namespace.join(".")) + Buffer.byteLength(key);
+  if (bytes > MAX_STORE_PATH_BYTES) {
+    throw invalid(`Fields 'namespace' and 'key' are too long: together they take ${bytes} bytes in UTF-8, and at most ${MAX_STORE_PATH_BYTES} are allowed`);
+  }
+}
+
 export function storeService(deps: { store: StoreRepo; settings: StoreSettings; now?: () => Date }): StoreService {
   const { store, settings } = deps;
   const now = deps.now ?? (() => new Date());
@@ -93,6 +102,7 @@ export function storeService(deps: { store: StoreRepo; settings: StoreSettings; 
       const input = { ...request };
       checkNamespace(input.namespace, "namespace", { allowEmpty: false });
       checkKey(input.key);
+      checkStorePathSize(input.namespace, input.key);
       if (typeof input.value !== "object" || input.value === null || Array.isArray(input.value)) {
         throw invalid("Field 'value' must be a JSON object");
       }

@@ -12,6 +12,7 @@ const STATUS_BY_KIND = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  timed_out: 408,
   conflict: 409,
   busy: 409,
   too_large: 413,

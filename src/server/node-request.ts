@@ -7,6 +7,7 @@
 // fetch Request and hono's context are all there is.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "hono";
+import { BODY_IDLE_TIMEOUT_MS } from "../domain/limits.js";
 import { GantryError } from "../errors.js";
 
 interface NodeBindings {
@@ -46,13 +47,23 @@ export function requestHeaders(c: Context): Record<string, string> {
 export function readBodyText(c: Context): Promise<string> {
   const node = nodeBindings(c);
   if (!node || node.incoming.readableDidRead) return c.req.text();
-  const { incoming } = node;
+  const { incoming, outgoing } = node;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // A client that announced a body and stopped sending it would hold the request (and a socket)
+    // until it gives up itself; past the idle bound it gets a 408 and the connection is closed,
+    // since the rest of its body may still arrive on it.
+    const onIdle = () => {
+      detach();
+      outgoing.setHeader("Connection", "close");
+      reject(new GantryError("timed_out", `The request body stalled: no bytes arrived for ${BODY_IDLE_TIMEOUT_MS / 1000} s before it was complete`));
+    };
+    const idle = setTimeout(onIdle, BODY_IDLE_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
+      idle.refresh();
     };
     const onEnd = () => {
       detach();
@@ -64,6 +75,7 @@ export function readBodyText(c: Context): Promise<string> {
       reject(new GantryError("malformed", "The request body ended before its declared length: the client closed the connection"));
     };
     const detach = () => {
+      clearTimeout(idle);
       incoming.off("data", onData).off("end", onEnd).off("error", onGone).off("close", onGone);
     };
     incoming.on("data", onData).once("end", onEnd).once("error", onGone).once("close", onGone);

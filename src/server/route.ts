@@ -4,7 +4,7 @@ import type { Context, Hono } from "hono";
 import type { AppEnv } from "./app-env.js";
 import type { z } from "zod";
 import type { Logger } from "../logging.js";
-import { parseAsList, parseWith, queryObject, readJson } from "./validation.js";
+import { checkPathParams, parseAsList, parseWith, queryObject, readJson } from "./validation.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -60,6 +60,7 @@ export function mountRoutes(app: Hono<AppEnv>, routes: RouteSpec[], options: { v
   for (const spec of routes) {
     app.on(spec.method.toUpperCase(), spec.path, async (c) => {
       c.set("routePattern", spec.path);
+      checkPathParams(c.req.param());
       const parse = <S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query") =>
         options.validation === "list"
           ? parseAsList(schema, value, where)

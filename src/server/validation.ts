@@ -2,7 +2,8 @@
 // path ids as UUIDs. Every failure is a GantryError whose message names the field and the problem.
 import type { Context } from "hono";
 import { z } from "zod";
-import { GantryError, ValidationFailure, type ValidationIssue } from "../errors.js";
+import { checkStorableJson, jsonTextTooDeep, MAX_JSON_DEPTH, unstorableText } from "../domain/limits.js";
+import { GantryError, invalid, ValidationFailure, type ValidationIssue } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatPath, parseIgnoringUnknownKeys } from "../unknown-keys.js";
 import { readBodyText } from "./node-request.js";
@@ -35,7 +36,10 @@ function mostSpecific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   return mostSpecific({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
 }
 
-/** Reads the body as JSON whatever its Content-Type (the platform is as lenient); empty means {}. */
+/**
+ * Reads the body as JSON whatever its Content-Type (the platform is as lenient); empty means {}.
+ * Nesting and strings are held to what both storage backends can keep (domain/limits.ts).
+ */
 export async function readJson(c: Context): Promise<unknown> {
   const parsed = bodyParsedByUserApp(c);
   if (parsed) return parsed.catch((err: unknown) => {
@@ -43,11 +47,15 @@ export async function readJson(c: Context): Promise<unknown> {
   });
   const text = await readBodyText(c);
   if (text.trim() === "") return undefined;
+  if (jsonTextTooDeep(text)) throw invalid(`The request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and lists`);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw new GantryError("malformed", `The request body is not valid JSON: ${(err as Error).message}`);
   }
+  checkStorableJson(value, "body");
+  return value;
 }
 
 /**
@@ -81,6 +89,14 @@ function listIssue(issue: z.core.$ZodIssue, where: "body" | "query"): Validation
   return { loc, msg: issue.message, type: issue.code };
 }
 
+/** Path parameters decode from percent-escapes; ones no storage can hold are refused before any lookup. */
+export function checkPathParams(params: Record<string, string>): void {
+  for (const [name, value] of Object.entries(params)) {
+    const problem = unstorableText(value);
+    if (problem) throw invalid(`Path parameter '${name}' ${problem}`);
+  }
+}
+
 export function uuidParam(c: Context, name: string): string {
   const value = c.req.param(name);
   if (value === undefined || !isUuid(value)) {
@@ -99,6 +115,10 @@ export function queryObject(c: Context, listKeys: readonly string[]): Record<str
   const out: Record<string, unknown> = {};
   const all = c.req.queries();
   for (const [key, values] of Object.entries(all)) {
+    for (const text of [key, ...values]) {
+      const problem = unstorableText(text);
+      if (problem) throw invalid(`Query parameter '${key}' ${problem}`);
+    }
     if (listKeys.includes(key)) {
       const list = values.flatMap(splitList);
       if (list.length > 0) out[key] = list;

@@ -1,6 +1,6 @@
 // Request bodies and queries of the assistants routes (spec §1.1), and the record shape for /openapi.json.
 import { z } from "zod";
-import { limit, offset, ifExists, jsonObject, optional, sortOrder } from "./common.js";
+import { limit, offset, ifExists, jsonFilter, jsonObject, optional, positiveInt32, sortOrder } from "./common.js";
 import { queryBool } from "../validation.js";
 
 export const ASSISTANT_FIELDS = [
@@ -19,7 +19,7 @@ export const ASSISTANT_FIELDS = [
 const assistantConfig = z
   .object({
     tags: optional(z.array(z.string())),
-    recursion_limit: optional(z.int().min(1)),
+    recursion_limit: optional(positiveInt32),
     configurable: optional(jsonObject),
   })
   .catchall(z.unknown());
@@ -49,7 +49,7 @@ export const AssistantPatchBody = z
   .strict();
 
 const filterFields = {
-  metadata: optional(jsonObject),
+  metadata: optional(jsonFilter),
   graph_id: optional(z.string()),
   name: optional(z.string()),
 };
@@ -69,14 +69,14 @@ export const AssistantCountBody = z.object(filterFields).strict();
 
 export const AssistantVersionsBody = z
   .object({
-    metadata: optional(jsonObject),
+    metadata: optional(jsonFilter),
     limit: optional(limit),
     offset: optional(offset),
   })
   .strict();
 
-export const SetLatestBody = z.object({ version: optional(z.int().min(1)) }).strict();
-export const SetLatestQuery = z.object({ version: optional(z.coerce.number().int().min(1)) }).strict();
+export const SetLatestBody = z.object({ version: optional(positiveInt32) }).strict();
+export const SetLatestQuery = z.object({ version: optional(z.coerce.number().pipe(positiveInt32)) }).strict();
 
 export const DeleteAssistantQuery = z.object({ delete_threads: optional(queryBool) }).strict();
 

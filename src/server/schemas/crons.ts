@@ -1,7 +1,7 @@
 // Request bodies of the crons routes (spec §1.5) and the record shape for /openapi.json. A cron's
 // run fields are the run-create fields, validated by the same schemas.
 import { z } from "zod";
-import { jsonObject, limit, offset, optional, sortOrder, uuid } from "./common.js";
+import { jsonFilter, jsonObject, limit, offset, optional, sortOrder, uuid } from "./common.js";
 import { runCreateFields } from "./runs.js";
 
 export const CRON_FIELDS = [
@@ -78,7 +78,7 @@ const filterFields = {
   assistant_id: optional(z.string().min(1)),
   thread_id: optional(uuid),
   enabled: optional(z.boolean()),
-  metadata: optional(jsonObject),
+  metadata: optional(jsonFilter),
 };
 
 export const CronSearchBody = z

@@ -1,7 +1,7 @@
 // Request bodies and queries of the runs routes (spec §1.3, §1.4, §3.1). Every field the SDKs send is
 // accepted and typed; anything else is ignored (src/unknown-keys.ts).
 import { z } from "zod";
-import { checkpointSelector, jsonObject, limit, offset, optional } from "./common.js";
+import { afterSeconds, checkpointSelector, jsonObject, limit, offset, optional, positiveInt32 } from "./common.js";
 import { queryBool } from "../validation.js";
 
 export const STREAM_MODES = [
@@ -34,7 +34,7 @@ const command = z
 const runConfig = z
   .object({
     tags: optional(z.array(z.string())),
-    recursion_limit: optional(z.int().min(1)),
+    recursion_limit: optional(positiveInt32),
     configurable: optional(jsonObject),
   })
   .catchall(z.unknown());
@@ -55,7 +55,7 @@ export const runCreateFields = {
   webhook: optional(z.string().min(1).max(65_536)),
   feedback_keys: optional(z.array(z.string())),
   on_disconnect: optional(z.enum(["cancel", "continue"])),
-  after_seconds: optional(z.number().min(0)),
+  after_seconds: optional(afterSeconds),
   durability: optional(z.enum(["sync", "async", "exit"])),
   checkpoint_during: optional(z.boolean()),
   langsmith_tracer: optional(z.object({ project_name: optional(z.string()), example_id: optional(z.string()) }).strict()),

@@ -1,7 +1,7 @@
 // Request bodies and queries of the /store routes (spec §1.6). Label rules (non-empty, no ".") are
 // checked by the store service, which graphs' config.store goes through as well.
 import { z } from "zod";
-import { jsonObject, limit, offset, optional } from "./common.js";
+import { jsonFilter, jsonObject, limit, offset, optional, positiveInt32, ttlMinutes } from "./common.js";
 import { queryBool } from "../validation.js";
 
 const namespace = z.array(z.string());
@@ -13,7 +13,7 @@ export const StorePutBody = z
     key,
     value: jsonObject,
     index: optional(z.union([z.literal(false), z.array(z.string().min(1, "must not be empty"))])),
-    ttl: optional(z.number().positive("must be a positive number of minutes")),
+    ttl: optional(ttlMinutes),
   })
   .strict();
 
@@ -31,7 +31,7 @@ export const StoreDeleteBody = z.object({ namespace, key }).strict();
 export const StoreSearchBody = z
   .object({
     namespace_prefix: optional(namespace),
-    filter: optional(jsonObject),
+    filter: optional(jsonFilter),
     limit: optional(limit),
     offset: optional(offset),
     query: optional(z.string()),
@@ -43,7 +43,7 @@ export const NamespaceListBody = z
   .object({
     prefix: optional(namespace),
     suffix: optional(namespace),
-    max_depth: optional(z.int().min(1, "must be 1 or more")),
+    max_depth: optional(positiveInt32),
     limit: optional(limit),
     offset: optional(offset),
   })

@@ -1,6 +1,6 @@
 // Request bodies and queries of the threads routes (spec §1.2), and the record shape for /openapi.json.
 import { z } from "zod";
-import { checkpointSelector, ifExists, jsonObject, limit, offset, optional, sortOrder, uuid } from "./common.js";
+import { checkpointSelector, ifExists, jsonFilter, jsonObject, limit, offset, optional, sortOrder, ttlMinutes, uuid } from "./common.js";
 import { queryBool } from "../validation.js";
 
 export const THREAD_FIELDS = [
@@ -22,7 +22,7 @@ const threadStatus = z.enum(["idle", "busy", "interrupted", "error"]);
 const ttl = z
   .object({
     strategy: optional(z.enum(["delete", "keep_latest"])),
-    ttl: z.number().positive("must be a positive number of minutes"),
+    ttl: ttlMinutes,
   })
   .strict();
 
@@ -45,7 +45,7 @@ export const ThreadCreateBody = z
     thread_id: optional(uuid),
     metadata: optional(jsonObject),
     if_exists: optional(ifExists),
-    ttl: optional(z.union([ttl, z.number().positive("must be a positive number of minutes")])),
+    ttl: optional(z.union([ttl, ttlMinutes])),
     supersteps: optional(z.array(superstep)),
   })
   .strict();
@@ -53,15 +53,15 @@ export const ThreadCreateBody = z
 export const ThreadPatchBody = z
   .object({
     metadata: optional(jsonObject),
-    ttl: optional(z.union([ttl, z.number().positive("must be a positive number of minutes")])),
+    ttl: optional(z.union([ttl, ttlMinutes])),
   })
   .strict();
 
 const EXTRACT_PATH = /^(values|metadata|config|interrupts)(\.[A-Za-z0-9_\-]+|\[-?\d+\])*$/;
 
 const filterFields = {
-  metadata: optional(jsonObject),
-  values: optional(jsonObject),
+  metadata: optional(jsonFilter),
+  values: optional(jsonFilter),
   status: optional(threadStatus),
 };
 
@@ -135,7 +135,7 @@ export const HistoryBody = z
   .object({
     limit: optional(limit),
     before: optional(before),
-    metadata: optional(jsonObject),
+    metadata: optional(jsonFilter),
     checkpoint: optional(checkpointSelector),
   })
   .strict();
