@@ -24,7 +24,7 @@ import { StartupError } from "../errors.js";
 import { listenHttp } from "./listen-http.js";
 import type { Logger } from "../logging.js";
 import { loadGraphRegistry } from "../runtime/graph-registry.js";
-import { GraphStore } from "../runtime/graph-store.js";
+import { GraphStore } from "../domain/graph-store.js";
 import { importExport } from "../runtime/load-module.js";
 import { loadStoreIndex } from "../runtime/store-embedder.js";
 import { createApp, type AppDeps, type HealthProbe } from "../server/app.js";

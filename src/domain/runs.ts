@@ -10,7 +10,8 @@ import type { Assistant, Json, JsonObject, MultitaskStrategy, Run, RunStatus, Th
 import { authConfigurable, authField, authorize, type Access } from "./access.js";
 import type { AssistantService } from "./assistants.js";
 import { webhookPayload } from "../webhooks/payload.js";
-import { checkWebhookTarget, type ResolveHost, type WebhookUrlPolicy } from "./webhook-url.js";
+import type { WebhookUrlPolicy } from "../config/webhook-config.js";
+import { checkWebhookTarget, type ResolveHost } from "../webhooks/webhook-url.js";
 
 export interface RunCreate {
   assistant_id: string;
