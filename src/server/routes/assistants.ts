@@ -3,7 +3,7 @@ import type { Access } from "../../domain/access.js";
 import type { AssistantService } from "../../domain/assistants.js";
 import type { GraphRegistry } from "../../runtime/graph-registry.js";
 import { describeGraphSchemas, describeSubgraphs, drawGraph } from "../../runtime/graph-info.js";
-import type { JsonObject } from "../../storage/records.js";
+import type { JsonObject } from "../../domain/records.js";
 import { GantryError } from "../../errors.js";
 import { project, setPaginationHeaders } from "../paging.js";
 import { accessOf } from "../app-env.js";

@@ -1,8 +1,11 @@
 // Pieces shared by the wire schemas. Absent and null mean the same ("not provided") for optional
 // fields, because the Python SDK sends explicit nulls where the JS SDK omits keys.
 import { z } from "zod";
+import type { Json } from "../../domain/records.js";
 
-export const jsonObject = z.record(z.string(), z.unknown());
+/** Any JSON value: bodies arrive through JSON.parse, so what is there is JSON. */
+export const jsonValue = z.custom<Json>((value) => value !== undefined);
+export const jsonObject = z.record(z.string(), jsonValue);
 
 /** Optional on the wire: absent or null become undefined. */
 export function optional<S extends z.ZodType>(schema: S) {
