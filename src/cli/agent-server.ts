@@ -9,6 +9,7 @@ import { loadAuth, type AuthenticateHook, type AuthHooks } from "../auth/load-au
 import { assistantService, ensureSystemAssistants } from "../domain/assistants.js";
 import { cronService } from "../domain/crons.js";
 import { headerFilter } from "../domain/configurable-headers.js";
+import { runOutputService } from "../domain/run-output.js";
 import { runService } from "../domain/runs.js";
 import { storeService } from "../domain/store.js";
 import { threadStateService } from "../domain/thread-state.js";
@@ -16,7 +17,7 @@ import { threadService } from "../domain/threads.js";
 import type { MessageBus } from "../events/event-bus.js";
 import { bestEffortWrites } from "../events/best-effort-log.js";
 import type { RunEventLog } from "../events/run-event-log.js";
-import { publishCancels, publishWake } from "../queue/run-signals.js";
+import { runSignals } from "../queue/run-signals.js";
 import { Worker } from "../queue/worker.js";
 import { createTypedSchemaSource } from "../runtime/typed-schemas/typed-schema-source.js";
 import { fileClock, systemClock } from "../scheduler/clock.js";
@@ -25,7 +26,7 @@ import { StartupError } from "../errors.js";
 import { listenHttp } from "./listen-http.js";
 import type { Logger } from "../logging.js";
 import { loadGraphRegistry } from "../runtime/graph-registry.js";
-import { GraphStore } from "../runtime/graph-store.js";
+import { GraphStore } from "../domain/graph-store.js";
 import { importExport } from "../runtime/load-module.js";
 import { loadStoreIndex } from "../runtime/store-embedder.js";
 import { createApp, type AppDeps, type HealthProbe } from "../server/app.js";
@@ -158,26 +159,15 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     webhooksDisabled: !config.webhooks.enabled,
     resolveHost,
     configurableHeaders: headerFilter(config.project.http.configurable_headers),
-    signals: {
-      created: async (run, claimed) => {
-        await events.open(run.run_id, { resumable: true });
-        if (claimed) return;
-        // A lost wake-up costs one poll: never fail a run creation over it.
-        await publishWake(bus).catch((err: unknown) => logger.warn("publishing a wake-up failed; workers will poll", { err: (err as Error).message }));
-      },
-      // A run created here starts on this process's worker when it has room, without a claim.
-      reserve: () => worker?.reserve(),
-      cancelRequested: (runIds, action) => {
-        // Whichever replica runs it hears this; a lost message is caught by the next heartbeat.
-        publishCancels(bus, runIds, action).catch((err: unknown) => logger.warn("publishing a cancel failed; the worker's heartbeat will see it", { err }));
-      },
-      stopped: async (runIds) => {
-        for (const runId of runIds) await events.end(runId);
-        // A run stopped before it started may have had its webhook written with the cancel.
-        deliveries?.wake();
-      },
-    },
+    signals: runSignals({
+      events,
+      bus,
+      ...(worker ? { worker } : {}),
+      ...(deliveries ? { webhookRecorded: () => deliveries.wake() } : {}),
+      log: logger,
+    }),
   });
+  const output = runOutputService({ events, runs: storage.runs, threads: storage.threads });
 
   const cronClock = config.cron.clockFile ? fileClock(config.cron.clockFile) : systemClock;
   const crons = cronService({
@@ -211,7 +201,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     runs,
     crons,
     store,
-    events,
+    output,
     log: logger,
     metricsSources: [webhookMetrics],
     ...(infra.probes ? { probes: infra.probes } : {}),

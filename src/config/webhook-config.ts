@@ -2,10 +2,21 @@
 // replaces it), `http.disable_webhooks`, and the GANTRY_WEBHOOK_* delivery settings -> one typed
 // slice of the config. Header templates (`${{ env.VAR }}`) are resolved here, once, at start-up.
 import { z } from "zod";
-import type { WebhookUrlPolicy } from "../domain/webhook-url.js";
 import { StartupError } from "../errors.js";
 import type { ProjectConfig } from "./langgraph-config.js";
 import { WebhooksSchema } from "./langgraph-config.js";
+
+/** Which webhook targets runs may name (`webhooks.url`). */
+export interface WebhookUrlPolicy {
+  require_https?: boolean;
+  allowed_domains?: string[];
+  allowed_ports?: number[];
+  max_url_length?: number;
+  /** Refuse loopback targets and relative URLs (the platform's default: true). */
+  disable_loopback?: boolean;
+  /** Allow private and link-local targets (RFC 1918, CGNAT, fc00::/7, fe80::/10); metadata services stay refused. */
+  allow_private_networks?: boolean;
+}
 
 export interface WebhookConfig {
   /** False with http.disable_webhooks: runs still execute, nothing is recorded or sent. */

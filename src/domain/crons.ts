@@ -12,7 +12,8 @@ import type { Json, JsonObject, Run } from "../storage/records.js";
 import { authConfigurable, authField, authorize, type Access } from "./access.js";
 import type { AssistantService } from "./assistants.js";
 import { nextRunDate, parseLiveSchedule, parseSchedule } from "./cron-schedule.js";
-import { checkNodes, checkThreadGraph, mergeConfig, type RunCreate, type RunService } from "./runs.js";
+import type { RunCreate } from "./run-request.js";
+import { checkNodes, checkThreadGraph, mergeConfig, type RunService } from "./runs.js";
 
 /** The run fields a cron keeps in its payload; every run it creates starts from them. */
 export const CRON_RUN_FIELDS = [

@@ -7,38 +7,13 @@ import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
 import type { CancelAction, ClaimedRun, RunRepo, StoppedRunWebhook } from "../storage/run-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
-import type { Assistant, Json, JsonObject, MultitaskStrategy, Run, RunStatus, Thread } from "../storage/records.js";
+import type { Assistant, Json, JsonObject, Run, RunStatus, Thread } from "../storage/records.js";
+import { buildRunKwargs, type RunCreate } from "./run-request.js";
 import { authConfigurable, authField, authorize, type Access } from "./access.js";
 import type { AssistantService } from "./assistants.js";
-import { webhookPayload } from "../webhooks/payload.js";
-import { checkWebhookTarget, type ResolveHost, type WebhookUrlPolicy } from "./webhook-url.js";
-
-export interface RunCreate {
-  assistant_id: string;
-  input?: unknown;
-  command?: { resume?: unknown; update?: unknown; goto?: unknown };
-  config?: { tags?: string[]; recursion_limit?: number; configurable?: Record<string, unknown>; [key: string]: unknown };
-  context?: Record<string, unknown>;
-  metadata?: Record<string, unknown>;
-  stream_mode?: string | string[];
-  stream_subgraphs?: boolean;
-  stream_resumable?: boolean;
-  interrupt_before?: "*" | string[];
-  interrupt_after?: "*" | string[];
-  webhook?: string;
-  feedback_keys?: string[];
-  on_disconnect?: "cancel" | "continue";
-  after_seconds?: number;
-  durability?: "sync" | "async" | "exit";
-  checkpoint_during?: boolean;
-  if_not_exists?: "reject" | "create";
-  multitask_strategy?: MultitaskStrategy;
-  strict_resume?: boolean;
-  checkpoint?: { checkpoint_id?: string; checkpoint_ns?: string; checkpoint_map?: Record<string, unknown>; thread_id?: string };
-  checkpoint_id?: string;
-  on_completion?: "delete" | "keep";
-  langsmith_tracer?: { project_name?: string; example_id?: string };
-}
+import { webhookDelivery } from "../webhooks/payload.js";
+import type { WebhookUrlPolicy } from "../config/webhook-config.js";
+import { checkWebhookTarget, type ResolveHost } from "../webhooks/webhook-url.js";
 
 /**
  * A worker slot held while a run is created on this process: the run is claimed in its creating
@@ -102,11 +77,8 @@ const unresolvable: ResolveHost = () => Promise.reject(new Error("no resolver"))
 
 /** The webhook of a run cancelled before it started: it ends `interrupted` at the moment of the cancel. */
 const stoppedRunWebhook: StoppedRunWebhook = (run) => {
-  const url = run.kwargs.webhook;
-  if (typeof url !== "string") return undefined;
   const now = new Date();
-  const payload = webhookPayload({ run, outcome: { status: "interrupted", thread_status: "idle" }, startedAt: now, endedAt: now });
-  return { delivery_id: newId(), run_id: run.run_id, url, payload };
+  return webhookDelivery({ run, outcome: { status: "interrupted", thread_status: "idle" }, startedAt: now, endedAt: now });
 };
 
 export function runService(deps: RunServiceDeps): RunService {
@@ -148,50 +120,22 @@ export function runService(deps: RunServiceDeps): RunService {
           kwargs: { input: body.input ?? null, command: body.command ?? null, config: body.config ?? {}, context: body.context ?? {} },
         };
         threadAuth = await access.authorize("threads", "create_run", value);
-        body.metadata = (value.metadata ?? {}) as Record<string, unknown>;
+        body.metadata = (value.metadata ?? {}) as JsonObject;
       }
+      const checkpoint = await startingCheckpoint(deps.checkpoints, threadId, targetThread, body);
       const config = mergeConfig(assistant.config, body.config);
-      const configurable: JsonObject = {
-        ...(config.configurable as JsonObject | undefined),
-        ...deps.configurableHeaders(request.headers),
+      const kwargs = buildRunKwargs(body, {
+        assistant,
+        config,
         // The creator, stored with the run: a background run acts for them, whatever the client sent.
-        ...(access ? authConfigurable(access.user) : {}),
-        run_id: runId,
-        thread_id: targetThread,
-        graph_id: assistant.graph_id,
-        assistant_id: assistant.assistant_id,
-        ...userIdOf(config, access),
-        ...(body.langsmith_tracer?.project_name ? { langsmith_project: body.langsmith_tracer.project_name } : {}),
-        ...(body.langsmith_tracer?.example_id ? { langsmith_example_id: body.langsmith_tracer.example_id } : {}),
-      };
-      const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
-      if (checkpointId !== undefined) {
-        const exists = threadId !== null
-          && (await deps.checkpoints.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: body.checkpoint?.checkpoint_ns ?? "", checkpoint_id: checkpointId } }));
-        if (!exists) throw notFound(`Checkpoint ${checkpointId} not found on thread ${targetThread}`);
-        configurable.checkpoint_id = checkpointId;
-        if (body.checkpoint?.checkpoint_ns !== undefined) configurable.checkpoint_ns = body.checkpoint.checkpoint_ns;
-      }
-      await checkNodes(graphs, assistant.graph_id, { ...config, configurable }, body);
-      const streamMode = body.stream_mode === undefined ? ["values"] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
-      const temporary = stateless && (body.on_completion ?? "delete") === "delete";
-      const kwargs: JsonObject = {
-        input: (body.input ?? null) as Json,
-        command: (body.command ?? null) as Json,
-        config: { ...config, configurable, metadata: runConfigMetadata(assistant, config, body.metadata) } as JsonObject,
-        context: { ...(assistant.context as JsonObject), ...((body.context ?? {}) as JsonObject) },
-        stream_mode: streamMode,
-        subgraphs: body.stream_subgraphs ?? false,
-        resumable: body.stream_resumable ?? false,
-        interrupt_before: (body.interrupt_before ?? null) as Json,
-        interrupt_after: (body.interrupt_after ?? null) as Json,
-        webhook: body.webhook ?? null,
-        feedback_keys: body.feedback_keys ?? null,
-        temporary,
-        on_disconnect: body.on_disconnect ?? "continue",
-        durability: body.durability ?? (body.checkpoint_during === false ? "exit" : "async"),
-        strict_resume: body.strict_resume ?? false,
-      };
+        extraConfigurable: { ...deps.configurableHeaders(request.headers), ...(access ? authConfigurable(access.user) : {}), ...userIdOf(config, access) },
+        metadata: runConfigMetadata(assistant, config, body.metadata),
+        runId,
+        threadId: targetThread,
+        temporary: stateless && (body.on_completion ?? "delete") === "delete",
+        ...(checkpoint ? { checkpoint } : {}),
+      });
+      await checkNodes(graphs, assistant.graph_id, kwargs.config, body);
       const multitask = stateless ? "enqueue" : (body.multitask_strategy ?? "enqueue");
       const slot = signals.reserve?.();
       const result = await runs.enqueue(
@@ -199,7 +143,7 @@ export function runService(deps: RunServiceDeps): RunService {
           run_id: runId,
           thread_id: targetThread,
           assistant_id: assistant.assistant_id,
-          metadata: (body.metadata ?? {}) as JsonObject,
+          metadata: body.metadata ?? {},
           kwargs,
           multitask_strategy: stateless ? null : multitask,
           available_at: new Date(Date.now() + (body.after_seconds ?? 0) * 1000),
@@ -212,7 +156,7 @@ export function runService(deps: RunServiceDeps): RunService {
           ...(webhookFor ? { webhookFor } : {}),
           ...(slot ? { claimFor: slot.claimFor } : {}),
           ...(stateless || body.if_not_exists === "create"
-            ? { createThread: { metadata: (body.metadata ?? {}) as JsonObject, temporary } }
+            ? { createThread: { metadata: body.metadata ?? {}, temporary: kwargs.temporary } }
             : {}),
         },
       ).catch((err: unknown) => {
@@ -269,6 +213,21 @@ export function runService(deps: RunServiceDeps): RunService {
   };
 }
 
+/** The checkpoint a run starts from when the request names one; it must exist on the thread. */
+async function startingCheckpoint(
+  checkpoints: CheckpointStore,
+  threadId: string | null,
+  targetThread: string,
+  body: RunCreate,
+): Promise<{ checkpoint_id: string; checkpoint_ns?: string } | undefined> {
+  const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
+  if (checkpointId === undefined) return undefined;
+  const ns = body.checkpoint?.checkpoint_ns;
+  const exists = threadId !== null && (await checkpoints.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: ns ?? "", checkpoint_id: checkpointId } }));
+  if (!exists) throw notFound(`Checkpoint ${checkpointId} not found on thread ${targetThread}`);
+  return { checkpoint_id: checkpointId, ...(ns !== undefined ? { checkpoint_ns: ns } : {}) };
+}
+
 /** A thread keeps to the graph of its first run: an assistant of another graph is refused. */
 export function checkThreadGraph(thread: Thread, assistant: Assistant): void {
   const threadGraph = thread.metadata.graph_id;
@@ -297,12 +256,12 @@ function userIdOf(config: JsonObject, access: Access | undefined): { user_id?: J
  * then the config's, then the run's own, as the platform merges them (less the thread's metadata,
  * which would cost a read per run).
  */
-function runConfigMetadata(assistant: Assistant, config: JsonObject, runMetadata: Record<string, unknown> | undefined): JsonObject {
+function runConfigMetadata(assistant: Assistant, config: JsonObject, runMetadata: JsonObject | undefined): JsonObject {
   const configMetadata = config.metadata;
   return {
     ...assistant.metadata,
     ...(typeof configMetadata === "object" && configMetadata !== null && !Array.isArray(configMetadata) ? configMetadata : {}),
-    ...((runMetadata ?? {}) as JsonObject),
+    ...runMetadata,
   };
 }
 

@@ -21,6 +21,7 @@ function isObject(value: Json): value is JsonObject {
 function walk(pattern: JsonObject, path: string[], field: string, comparisons: StoreComparison[]): JsonObject {
   const contains: JsonObject = {};
   for (const [key, value] of Object.entries(pattern)) {
+    if (value === undefined) continue;
     const here = [...path, key];
     const name = `${field}.${here.join(".")}`;
     if (!isObject(value)) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { embedItem, textsAtPath, textsToEmbed, type StoreIndex } from "./store-index.js";
+import type { StoreIndex } from "../runtime/store-embedder.js";
+import { embedItem, textsAtPath, textsToEmbed } from "./store-index.js";
 
 describe("textsAtPath", () => {
   const doc = { title: "Report", n: 3, meta: { tags: ["a", "b"], author: { name: "Ann" } }, chapters: [{ body: "one" }, { body: "two" }] };

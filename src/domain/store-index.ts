@@ -4,19 +4,7 @@
 // element, "a[*]" every element (each embedded on its own, named "a[*].0", "a[*].1", ...).
 import type { JsonObject } from "../storage/records.js";
 import type { StoreVector } from "../storage/store-ports.js";
-
-/** Embeds texts: a LangChain Embeddings object, or a user's function wrapped to look like one. */
-export interface Embedder {
-  embedDocuments(texts: string[]): Promise<number[][]>;
-  embedQuery(text: string): Promise<number[]>;
-}
-
-export interface StoreIndex {
-  dims: number;
-  /** Field paths embedded when a put gives no `index` of its own. */
-  fields: string[];
-  embedder: Embedder;
-}
+import type { StoreIndex } from "../runtime/store-embedder.js";
 
 /** The texts at a field path, as LangGraph extracts them: strings as they are, other values as JSON. */
 export function textsAtPath(value: unknown, path: string): string[] {

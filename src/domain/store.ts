@@ -8,8 +8,9 @@ import { authorize, type Access } from "./access.js";
 import type { JsonObject } from "../storage/records.js";
 import type { StoreItem, StoreRepo, StoreSearchItem } from "../storage/store-ports.js";
 import { parseStoreFilter } from "./store-filter.js";
+import type { StoreIndex } from "../runtime/store-embedder.js";
 import { MAX_NAMESPACE_LABELS, MAX_STORE_PATH_BYTES } from "./limits.js";
-import { embedItem, embedQuery, type StoreIndex } from "./store-index.js";
+import { embedItem, embedQuery } from "./store-index.js";
 
 export interface StoreSettings {
   /** Minutes; items put without a ttl get this one. */

@@ -5,8 +5,12 @@ import { invalid } from "../errors.js";
 
 export interface RunEvent {
   event: string;
+  /** Already JSON-safe. */
   data: unknown;
 }
+
+/** The log of every run of a thread, for GET /threads/{thread_id}/stream. */
+export const threadLogKey = (threadId: string): string => `thread:${threadId}`;
 
 /** `id` is opaque to clients; ours are Redis-stream style `<ms>-<seq>` and increase strictly per log. */
 export interface StoredEvent extends RunEvent {

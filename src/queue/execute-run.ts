@@ -5,22 +5,20 @@
 // from the run's last checkpoint instead of starting over.
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { isUnavailable } from "../errors.js";
-import type { RunEventLog } from "../events/run-event-log.js";
+import { threadLogKey, type RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
 import type { CompiledGraphLike } from "../runtime/graph-like.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
-import type { CommandInput } from "../runtime/run-command.js";
-import { finalStateWatcher, streamGraphRun, type StreamMode } from "../runtime/run-stream.js";
+import { finalStateWatcher, streamGraphRun } from "../runtime/run-stream.js";
 import { wants } from "../runtime/stream-modes.js";
 import { checkResume, pendingInterruptIds, UnknownInterruptError } from "../runtime/strict-resume.js";
 import { toThreadState, type ThreadState } from "../runtime/thread-state.js";
 import { serializeError } from "../runtime/wire-serde.js";
 import type { Storage } from "../storage/ports.js";
-import type { Json, JsonObject } from "../storage/records.js";
+import type { Json, JsonObject, RunKwargs, StreamMode } from "../storage/records.js";
 import type { CancelAction, ClaimedRun, RunOutcome } from "../storage/run-ports.js";
-import { newId } from "../ids.js";
 import { eitherSignal } from "./either-signal.js";
-import { webhookPayload } from "../webhooks/payload.js";
+import { webhookDelivery } from "../webhooks/payload.js";
 
 export interface ExecutionContext {
   storage: Storage;
@@ -60,7 +58,7 @@ export class RunTimeoutError extends Error {
 
 export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
   const { storage, log } = ctx;
-  const kwargs = run.kwargs as unknown as RunKwargs;
+  const { kwargs } = run;
   const threadId = run.thread_id;
   const started = performance.now();
   // Creation to claim (the claim stamps updated_at): pickup latency, plus any after_seconds delay.
@@ -91,8 +89,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   let refusal: Json | undefined;
   try {
     await emit("metadata", { run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
-    const graphId = kwargs.config.configurable.graph_id as string;
-    const graph = await ctx.graphs.get(graphId).resolve(kwargs.config);
+    const graph = await ctx.graphs.get(kwargs.config.configurable.graph_id).resolve(kwargs.config);
     // The same saver and store for every run, so runs of one graph can overlap: the saver tags each
     // checkpoint with the run that wrote it (from the run_id in the configurable).
     graph.checkpointer = storage.checkpoints.saver;
@@ -111,7 +108,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
       ...(kwargs.command && !resume ? { command: kwargs.command } : {}),
       config: {
         ...kwargs.config,
-        metadata: { ...(kwargs.config.metadata as JsonObject | undefined), run_attempt: run.attempt, langgraph_host: "self-hosted" },
+        metadata: { ...kwargs.config.metadata, run_attempt: run.attempt, langgraph_host: "self-hosted" },
       },
       context: kwargs.context,
       streamMode: modes,
@@ -179,10 +176,9 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     if (signal.aborted) await storage.checkpoints.fenceRun(run.run_id);
     await storage.checkpoints.deleteThread(threadId).catch((err: unknown) => runLog.warn("deleting a temporary thread's checkpoints failed", { err }));
   }
-  if (kwargs.webhook && ctx.webhooks) {
-    const payload = webhookPayload({ run, outcome: refusal ? { ...outcome, error: refusal } : outcome, startedAt: new Date(run.updated_at), endedAt: new Date() });
-    outcome.webhook = { delivery_id: newId(), run_id: run.run_id, url: kwargs.webhook, payload };
-  }
+  const finished = refusal ? { ...outcome, error: refusal } : outcome;
+  const webhook = ctx.webhooks ? webhookDelivery({ run, outcome: finished, startedAt: new Date(run.updated_at), endedAt: new Date() }) : undefined;
+  if (webhook) outcome.webhook = webhook;
   const recorded = await storage.runs.finish(run.run_id, ctx.workerId, outcome);
   if (!recorded) runLog.warn("run outcome not recorded: the lease was lost to another worker");
   else if (outcome.webhook) ctx.webhooks?.recorded();
@@ -197,8 +193,6 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     }
   }
 }
-
-export const threadLogKey = (threadId: string) => `thread:${threadId}`;
 
 async function successOutcome(settled: { values: unknown } | undefined, graph: CompiledGraphLike, threadId: string): Promise<RunOutcome> {
   if (settled) return { status: "success", thread_status: "idle", values: settled.values as Json, interrupts: {}, error: null };
@@ -227,7 +221,7 @@ async function unchangedThread(storage: Storage, ctx: ExecutionContext, kwargs: 
 
 async function latestState(storage: Storage, ctx: ExecutionContext, kwargs: RunKwargs, threadId: string): Promise<ThreadState | undefined> {
   try {
-    const graph = await ctx.graphs.get(kwargs.config.configurable.graph_id as string).resolve(kwargs.config);
+    const graph = await ctx.graphs.get(kwargs.config.configurable.graph_id).resolve(kwargs.config);
     graph.checkpointer = storage.checkpoints.saver;
     return toThreadState(await readState(graph, threadId));
   } catch {
@@ -256,23 +250,4 @@ function interruptsByTask(tasks: Array<{ id: string; interrupts: unknown[] }>): 
   const out: JsonObject = {};
   for (const task of tasks) if (task.interrupts.length > 0) out[task.id] = task.interrupts as Json;
   return out;
-}
-
-export interface RunKwargs {
-  input: unknown;
-  command: CommandInput | null;
-  config: { configurable: Record<string, unknown>; tags?: string[]; recursion_limit?: number; [key: string]: unknown };
-  context: Record<string, unknown>;
-  stream_mode: StreamMode[];
-  subgraphs: boolean;
-  resumable: boolean;
-  interrupt_before: "*" | string[] | null;
-  interrupt_after: "*" | string[] | null;
-  webhook: string | null;
-  feedback_keys: string[] | null;
-  temporary: boolean;
-  on_disconnect: "cancel" | "continue";
-  durability: "sync" | "async" | "exit";
-  /** Absent on runs stored before strict resume existed. */
-  strict_resume?: boolean;
 }

@@ -1,8 +1,12 @@
 // The two messages between run creators and workers, over the bus: "a run may be claimable" and
 // "stop this run". Both are hints that save a wait: the run rows in storage stay the truth (a
 // worker polls, and its heartbeat reads cancel requests back from the run rows).
+import type { RunSignals } from "../domain/runs.js";
 import type { MessageBus } from "../events/event-bus.js";
+import type { RunEventLog } from "../events/run-event-log.js";
+import type { Logger } from "../logging.js";
 import type { CancelAction } from "../storage/run-ports.js";
+import type { Worker } from "./worker.js";
 
 export const WAKE_TOPIC = "runs:wake";
 export const CANCEL_TOPIC = "runs:cancel";
@@ -28,4 +32,36 @@ export function parseCancel(message: string): CancelMessage | null {
   } catch {
     return null;
   }
+}
+
+export interface RunSignalDeps {
+  events: RunEventLog;
+  bus: MessageBus;
+  /** This process's worker, when it runs one: a run created here starts on it when it has room, without a claim. */
+  worker?: Worker;
+  /** Wakes the webhook delivery loop: a run stopped before it started may have had its webhook written with the cancel. */
+  webhookRecorded?: () => void;
+  log: Logger;
+}
+
+/** How the run service tells the queue about new and cancelled runs, on this process and over the bus. */
+export function runSignals(deps: RunSignalDeps): RunSignals {
+  const { events, bus, worker, log } = deps;
+  return {
+    async created(run, claimed) {
+      await events.open(run.run_id, { resumable: true });
+      if (claimed) return;
+      // A lost wake-up costs one poll: never fail a run creation over it.
+      await publishWake(bus).catch((err: unknown) => log.warn("publishing a wake-up failed; workers will poll", { err: (err as Error).message }));
+    },
+    reserve: () => worker?.reserve(),
+    cancelRequested(runIds, action) {
+      // Whichever replica runs it hears this; a lost message is caught by the next heartbeat.
+      publishCancels(bus, runIds, action).catch((err: unknown) => log.warn("publishing a cancel failed; the worker's heartbeat will see it", { err }));
+    },
+    async stopped(runIds) {
+      for (const runId of runIds) await events.end(runId);
+      deps.webhookRecorded?.();
+    },
+  };
 }

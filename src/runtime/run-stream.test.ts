@@ -17,7 +17,8 @@ import {
 import { z } from "zod";
 import type { CompiledGraphLike } from "./graph-like.js";
 import { toLangGraphCommand } from "./run-command.js";
-import { finalValues, streamGraphRun, type GraphRunOptions, type RunEvent } from "./run-stream.js";
+import type { RunEvent } from "../events/run-event-log.js";
+import { finalValues, streamGraphRun, type GraphRunOptions } from "./run-stream.js";
 
 const LogState = Annotation.Root({
   log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),

@@ -3,30 +3,13 @@
 // several times slower) is used only for the modes that need it: `events` and legacy `messages`.
 // Emitting `metadata` first and turning a thrown error into an `error` event are the caller's job.
 import { unsupported } from "../errors.js";
+import type { RunEvent } from "../events/run-event-log.js";
+import type { StreamMode } from "../storage/records.js";
 import type { CompiledGraphLike } from "./graph-like.js";
 import { toLangGraphCommand, type CommandInput } from "./run-command.js";
 import { lifecycleTracker, type LifecycleTracker } from "./lifecycle.js";
 import { checkpointPayload, debugPayload, taskPayload } from "./run-stream-payloads.js";
 import { toWire } from "./wire-serde.js";
-
-export type StreamMode =
-  | "values"
-  | "messages"
-  | "messages-tuple"
-  | "updates"
-  | "events"
-  | "debug"
-  | "custom"
-  | "tasks"
-  | "checkpoints"
-  | "tools"
-  | "lifecycle";
-
-export interface RunEvent {
-  event: string;
-  /** Already JSON-safe. */
-  data: unknown;
-}
 
 export interface GraphRunOptions {
   /** null/undefined with no command continues the thread from its current state. */

@@ -5,7 +5,6 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { parseImportString } from "../config/langgraph-config.js";
-import type { Embedder, StoreIndex } from "../domain/store-index.js";
 import { StartupError } from "../errors.js";
 import { describeCause, importExport } from "./load-module.js";
 
@@ -22,6 +21,19 @@ const PROVIDERS: Record<string, { pkg: string; className: string }> = {
   ollama: { pkg: "@langchain/ollama", className: "OllamaEmbeddings" },
   bedrock: { pkg: "@langchain/aws", className: "BedrockEmbeddings" },
 };
+
+/** Embeds texts: a LangChain Embeddings object, or a user's function wrapped to look like one. */
+export interface Embedder {
+  embedDocuments(texts: string[]): Promise<number[][]>;
+  embedQuery(text: string): Promise<number[]>;
+}
+
+export interface StoreIndex {
+  dims: number;
+  /** Field paths embedded when a put gives no `index` of its own. */
+  fields: string[];
+  embedder: Embedder;
+}
 
 export interface IndexConfig {
   dims: number;

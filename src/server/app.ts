@@ -8,11 +8,10 @@ import type { RunService } from "../domain/runs.js";
 import type { StoreService } from "../domain/store.js";
 import type { ThreadStateService } from "../domain/thread-state.js";
 import type { ThreadService } from "../domain/threads.js";
-import type { RunEventLog } from "../events/run-event-log.js";
+import type { RunOutputService } from "../domain/run-output.js";
 import type { Logger } from "../logging.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { TypedSchemaSource } from "../runtime/typed-schemas/typed-schema-source.js";
-import type { Storage } from "../storage/ports.js";
 import type { AppEnv } from "./app-env.js";
 import type { AuthenticateHook, AuthHooks } from "../auth/load-auth.js";
 import { authMiddleware, OPEN_PATHS } from "./auth-middleware.js";
@@ -25,7 +24,7 @@ import { createMetrics, type MetricsSource } from "./metrics.js";
 import { mountRoutes, type RouteSpec } from "./route.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
-import { healthRoute, metaRoutes, type HealthProbe } from "./routes/meta.js";
+import { healthRoute, metaRoutes, type DatabaseHealth, type HealthProbe } from "./routes/meta.js";
 import { runRoutes } from "./routes/runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadStateRoutes } from "./routes/thread-state.js";
@@ -39,7 +38,7 @@ export type { HealthProbe };
 
 export interface AppDeps {
   config: ServerConfig;
-  storage: Storage;
+  storage: DatabaseHealth;
   graphs: GraphRegistry;
   /** Schemas of TypeScript-typed graphs for the assistant routes; without it they list channels untyped. */
   typedSchemas?: TypedSchemaSource;
@@ -49,7 +48,7 @@ export interface AppDeps {
   runs: RunService;
   crons: CronService;
   store: StoreService;
-  events: RunEventLog;
+  output: RunOutputService;
   log: Logger;
   /** Services /ok checks besides the database (Redis under `gantry serve`). */
   probes?: HealthProbe[];
@@ -94,8 +93,8 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
     routes.push(...assistantRoutes({ assistants: deps.assistants, graphs: deps.graphs, ...(deps.typedSchemas ? { typedSchemas: deps.typedSchemas } : {}) }));
   }
   if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }), ...threadStateRoutes({ state: deps.state }));
-  if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.threads, events: deps.events }));
-  if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, events: deps.events, storage: deps.storage, prefix: config.mountPrefix }));
+  if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.threads, output: deps.output }));
+  if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, output: deps.output, prefix: config.mountPrefix }));
   if (!http.disable_runs) routes.push(...cronRoutes({ crons: deps.crons }));
   if (!http.disable_store) routes.push(...storeRoutes({ store: deps.store }));
   if (!http.disable_meta) {

@@ -1,6 +1,6 @@
 // Search responses: `select` projection and the X-Pagination-* headers both SDKs read.
 import type { Context } from "hono";
-import type { Page, Paged } from "../storage/ports.js";
+import type { Page, Paged } from "../domain/records.js";
 import { setAnswerHeader } from "./node-request.js";
 
 export function project<T extends object>(record: T, select: readonly string[] | undefined): Partial<T> {

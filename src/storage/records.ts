@@ -1,8 +1,8 @@
 // Records as they travel on the wire (spec §2). Storage adapters return these shapes directly, so
 // routes never rename fields on the way out.
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json | undefined };
+export type JsonObject = { [key: string]: Json | undefined };
 
 export interface Assistant {
   assistant_id: string;
@@ -54,6 +54,49 @@ export interface Run {
   status: RunStatus;
   metadata: JsonObject;
   /** The stored invocation: input, command, config, context, stream modes, and the other run options. */
-  kwargs: JsonObject;
+  kwargs: RunKwargs;
   multitask_strategy: MultitaskStrategy | null;
 }
+
+/** The stream modes a run can ask for. */
+export const STREAM_MODES = ["values", "messages", "messages-tuple", "updates", "events", "debug", "custom", "tasks", "checkpoints", "tools", "lifecycle"] as const;
+export type StreamMode = (typeof STREAM_MODES)[number];
+
+/** A `Send`: run `node` with `input` as its state. */
+export type SendTarget = { node: string; input: Json };
+
+/** What a run asks of an interrupted or running thread instead of (or with) new input. */
+export type RunCommand = {
+  resume?: Json;
+  update?: JsonObject | Array<[string, Json]>;
+  goto?: string | SendTarget | Array<string | SendTarget>;
+};
+
+/** The ids every run's graph finds in `config.configurable`, next to the assistant's and the client's keys. */
+export type RunConfigurable = JsonObject & { run_id: string; thread_id: string; graph_id: string; assistant_id: string };
+
+export type RunConfig = JsonObject & { configurable: RunConfigurable; tags?: string[]; recursion_limit?: number; metadata?: JsonObject };
+
+/**
+ * A run's invocation as it is stored, built once from the request (domain/run-request.ts) and read
+ * by the worker that executes it.
+ */
+export type RunKwargs = {
+  input: Json;
+  command: RunCommand | null;
+  config: RunConfig;
+  context: JsonObject;
+  stream_mode: StreamMode[];
+  subgraphs: boolean;
+  resumable: boolean;
+  interrupt_before: "*" | string[] | null;
+  interrupt_after: "*" | string[] | null;
+  webhook: string | null;
+  feedback_keys: string[] | null;
+  /** A stateless run's thread, deleted when the run ends (`on_completion: "delete"`). */
+  temporary: boolean;
+  on_disconnect: "cancel" | "continue";
+  durability: "sync" | "async" | "exit";
+  /** Refuse a resume that answers no waiting interrupt. Absent on runs stored before it existed. */
+  strict_resume?: boolean;
+};

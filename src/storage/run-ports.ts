@@ -2,7 +2,7 @@
 // the same transaction, a worker claims the oldest eligible run under a lease, and finishing a run
 // sets the thread's status in the same transaction, so a thread is never left busy by a half-write.
 import type { AuthFilter } from "./auth-filter.js";
-import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus, ThreadStatus } from "./records.js";
+import type { Json, JsonObject, MultitaskStrategy, Run, RunKwargs, RunStatus, ThreadStatus } from "./records.js";
 import type { NewWebhookDelivery } from "./webhook-ports.js";
 
 export type CancelAction = "interrupt" | "rollback";
@@ -12,7 +12,7 @@ export interface NewRun {
   thread_id: string;
   assistant_id: string;
   metadata: JsonObject;
-  kwargs: JsonObject;
+  kwargs: RunKwargs;
   multitask_strategy: MultitaskStrategy | null;
   /** When the run becomes eligible to start (now + after_seconds). */
   available_at: Date;

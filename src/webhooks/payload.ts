@@ -1,8 +1,10 @@
 // The webhook body (spec §5): the run record with its final status, the thread's values, the error
 // as {error, message}, and when the run started and ended. It is fixed when the run finishes;
 // `webhook_sent_at` is stamped by each attempt.
-import type { Json, JsonObject, Run } from "../storage/records.js";
+import { newId } from "../ids.js";
+import type { JsonObject, Run } from "../storage/records.js";
 import type { RunOutcome } from "../storage/run-ports.js";
+import type { NewWebhookDelivery } from "../storage/webhook-ports.js";
 
 export interface FinishedRun {
   run: Run;
@@ -26,8 +28,15 @@ export function webhookPayload({ run, outcome, startedAt, endedAt }: FinishedRun
     run_started_at: startedAt.toISOString(),
     run_ended_at: ended,
     values: outcome.values ?? null,
-    error: (outcome.error ?? null) as Json,
+    error: outcome.error ?? null,
   };
+}
+
+/** The outbox row for a finished run that named a webhook; none for a run without one. */
+export function webhookDelivery(finished: FinishedRun): NewWebhookDelivery | undefined {
+  const url = finished.run.kwargs.webhook;
+  if (url === null) return undefined;
+  return { delivery_id: newId(), run_id: finished.run.run_id, url, payload: webhookPayload(finished) };
 }
 
 /** The exact bytes one attempt sends (and signs). */

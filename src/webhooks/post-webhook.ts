@@ -6,8 +6,9 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { request as httpRequest, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import { addressRefusal } from "../domain/webhook-address.js";
-import { webhookHost, type WebhookUrlPolicy } from "../domain/webhook-url.js";
+import { addressRefusal } from "./webhook-address.js";
+import type { WebhookUrlPolicy } from "../config/webhook-config.js";
+import { webhookHost } from "./webhook-url.js";
 import type { AttemptReport } from "./retry-policy.js";
 
 export interface PostOptions {

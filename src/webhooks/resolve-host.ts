@@ -1,7 +1,7 @@
 // Host resolution for the run-creation check of a webhook URL, bounded so a slow DNS server can't
 // hold a run-create request: past the bound the name counts as unresolved (and delivery checks it).
 import { lookup } from "node:dns/promises";
-import type { ResolveHost } from "../domain/webhook-url.js";
+import type { ResolveHost } from "./webhook-url.js";
 
 const RESOLVE_DEADLINE_MS = 2_000;
 

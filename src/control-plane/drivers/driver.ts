@@ -1,7 +1,8 @@
 // The boundary between the reconciler and where revisions run. The process driver runs each one as
 // a local `gantry dev` or `gantry serve` child; a kubernetes driver (docs/kubernetes-driver.md) would implement the
 // same interface with a Deployment and a Service per revision.
-import type { InstanceState } from "../reconciler/plan.js";
+/** Where a revision's server is in its life, as the driver sees it. */
+export type InstanceState = "starting" | "healthy" | "failed" | "stopping";
 
 export interface InstanceSpec {
   deployment_id: string;

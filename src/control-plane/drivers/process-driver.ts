@@ -9,9 +9,8 @@ import { mkdir, rm, unlink, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../../logging.js";
-import type { InstanceState } from "../reconciler/plan.js";
 import type { DeploymentData } from "./deployment-data.js";
-import type { DeployLog, Driver, InstanceSpec, InstanceView, Lease } from "./driver.js";
+import type { DeployLog, Driver, InstanceSpec, InstanceState, InstanceView, Lease } from "./driver.js";
 
 const GANTRY_BIN = resolve(fileURLToPath(new URL("../../../bin/gantry.js", import.meta.url)));
 const HEALTH_POLL_MS = 100;

@@ -2,6 +2,7 @@
 // runs (observed) -> the actions that move the second toward the first. No I/O here; loop.ts runs
 // the actions, and every action is safe to repeat, so a crash between two of them is repaired by
 // planning again.
+import type { InstanceState } from "../drivers/driver.js";
 import { TERMINAL_STATUSES, type DeploymentStatus, type RevisionStatus } from "../storage/records.js";
 
 export interface DesiredRevision {
@@ -18,8 +19,6 @@ export interface DesiredDeployment {
   /** Newest first. Only revisions not yet terminal and the active one matter to the plan. */
   revisions: DesiredRevision[];
 }
-
-export type InstanceState = "starting" | "healthy" | "failed" | "stopping";
 
 export interface ObservedInstance {
   deployment_id: string;

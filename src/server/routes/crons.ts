@@ -1,8 +1,7 @@
 // /runs/crons and /threads/{id}/runs/crons routes (spec §1.5): create, read, update, delete, search
 // and count crons. Firing them is the scheduler's job.
 import type { CronService } from "../../domain/crons.js";
-import type { CronFilter } from "../../storage/cron-ports.js";
-import type { JsonObject } from "../../storage/records.js";
+import type { CronFilter, JsonObject } from "../../domain/records.js";
 import { project, setPaginationHeaders } from "../paging.js";
 import { accessOf } from "../app-env.js";
 import { route, type RouteSpec } from "../route.js";

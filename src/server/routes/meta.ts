@@ -1,5 +1,4 @@
 // Meta routes: health, server info, metrics, and the API description (spec §1.7).
-import type { Storage } from "../../storage/ports.js";
 import { GANTRY_VERSION, langgraphVersion } from "../../version.js";
 import type { Metrics } from "../metrics.js";
 import { buildOpenApi, renderDocsPage, type OpenApiSecurity } from "../openapi.js";
@@ -18,6 +17,12 @@ export interface Capabilities {
   store: boolean;
 }
 
+/** The database as health checks and /info see it (the storage, structurally). */
+export interface DatabaseHealth {
+  backend: "sqlite" | "postgres";
+  ping(): Promise<boolean>;
+}
+
 /** A service the server needs besides its database (Redis under `gantry serve`). */
 export interface HealthProbe {
   /** Its key under `services`. */
@@ -33,7 +38,7 @@ export interface HealthProbe {
  * Without (`gantry dev`) only check_db=1 asks the database, and a failure answers 500.
  */
 export async function healthResponse(
-  storage: Storage,
+  storage: DatabaseHealth,
   probes: HealthProbe[],
   checkDb: boolean,
 ): Promise<{ body: Record<string, unknown>; status: 200 | 500 | 503 }> {
@@ -61,7 +66,7 @@ async function withinDeadline(ping: Promise<boolean>): Promise<boolean> {
   }
 }
 
-export function healthRoute({ storage, probes = [] }: { storage: Storage; probes?: HealthProbe[] }): RouteSpec {
+export function healthRoute({ storage, probes = [] }: { storage: DatabaseHealth; probes?: HealthProbe[] }): RouteSpec {
   return route({
     method: "get",
     path: "/ok",
@@ -77,7 +82,7 @@ export function healthRoute({ storage, probes = [] }: { storage: Storage; probes
 }
 
 export function metaRoutes(deps: {
-  storage: Storage;
+  storage: DatabaseHealth;
   metrics: Metrics;
   capabilities: Capabilities;
   prefix: string;

@@ -1,16 +1,15 @@
 // /threads/{id}/runs and /runs routes (spec §1.3, §1.4): create (background, stream, wait), read,
 // join, cancel and delete runs. Streams and waits read the run's event log.
 import type { Context } from "hono";
-import type { RunCreate, RunService } from "../../domain/runs.js";
-import type { RunEventLog } from "../../events/run-event-log.js";
-import type { Storage } from "../../storage/ports.js";
-import type { Run } from "../../storage/records.js";
+import type { RunCreate } from "../../domain/run-request.js";
+import type { Run } from "../../domain/records.js";
+import type { RunOutputService } from "../../domain/run-output.js";
+import type { RunService } from "../../domain/runs.js";
 import { accessOf, type AppEnv } from "../app-env.js";
 import { keepAliveJson } from "../keepalive-json.js";
 import { requestHeader, requestHeaders, setAnswerHeader } from "../node-request.js";
 import { project } from "../paging.js";
 import { route, type RouteSpec } from "../route.js";
-import { runEvents, runOutput } from "../run-output.js";
 import {
   BulkCancelBody,
   CancelQuery,
@@ -28,14 +27,13 @@ const TAG = "Runs";
 
 export interface RunRouteDeps {
   runs: RunService;
-  events: RunEventLog;
-  storage: Storage;
+  output: RunOutputService;
   /** The mount prefix, so Location headers point at the right path. */
   prefix: string;
 }
 
 export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
-  const { runs, events, storage } = deps;
+  const { runs, output } = deps;
 
   const contentLocation = (run: Run, stateless: boolean) =>
     stateless ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}`;
@@ -44,32 +42,29 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
 
   const create = (c: Context<AppEnv>, threadId: string | null, body: RunCreate) => runs.create(threadId, body, { headers: requestHeaders(c) }, accessOf(c));
 
-  const stream = (c: Context<AppEnv>, run: Run, options: { stateless: boolean; after?: string; modes?: string[]; cancelOnDisconnect: boolean }) => {
+  const stream = async (c: Context<AppEnv>, run: Run, options: { stateless: boolean; after?: string; modes?: string[]; cancelOnDisconnect: boolean }) => {
     const prefix = deps.prefix;
     // Aborted when the client leaves, so a reader waiting for the next event lets go at once.
     const reader = new AbortController();
-    return sseResponse(
-      c,
-      runEvents(events, run.run_id, {
-        modes: options.modes ?? ((run.kwargs.stream_mode as string[] | undefined) ?? ["values"]),
-        ...(options.after !== undefined ? { after: options.after } : {}),
-        signal: reader.signal,
-      }),
-      {
-        headers: { "Content-Location": prefix + contentLocation(run, options.stateless), Location: prefix + joinPath(run, options.stateless) },
-        onDisconnect: () => {
-          reader.abort();
-          if (options.cancelOnDisconnect) void runs.cancel(undefined, run.run_id, "interrupt").catch(() => {});
-        },
+    const events = await output.events(run, {
+      ...(options.modes ? { modes: options.modes } : {}),
+      ...(options.after !== undefined ? { after: options.after } : {}),
+      signal: reader.signal,
+    });
+    return sseResponse(c, events, {
+      headers: { "Content-Location": prefix + contentLocation(run, options.stateless), Location: prefix + joinPath(run, options.stateless) },
+      onDisconnect: () => {
+        reader.abort();
+        if (options.cancelOnDisconnect) void runs.cancel(undefined, run.run_id, "interrupt").catch(() => {});
       },
-    );
+    });
   };
 
   const wait = (c: Context<AppEnv>, run: Run, options: { stateless: boolean; cancelOnDisconnect: boolean }) => {
     const prefix = deps.prefix;
     // Python clients re-fetch a failed wait at Location; stateless runs have no join route, so no Location.
     const location: Record<string, string> = options.stateless ? {} : { Location: prefix + contentLocation(run, false) + "/join" };
-    return keepAliveJson(c, (signal) => runOutput(events, storage, run, signal), {
+    return keepAliveJson(c, (signal) => output.output(run, signal), {
       headers: { "Content-Location": prefix + contentLocation(run, options.stateless), ...location },
       ...(options.cancelOnDisconnect ? { onDisconnect: () => void runs.cancel(undefined, run.run_id, "interrupt").catch(() => {}) } : {}),
     });
@@ -189,7 +184,7 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
         const threadId = uuidParam(c, "thread_id");
         const run = await runs.cancel(threadId, uuidParam(c, "run_id"), query.action ?? "interrupt", accessOf(c));
         if (!query.wait) return c.body(null, 202);
-        await runOutput(events, storage, run);
+        await output.output(run);
         return c.body(null, 204);
       },
     }),
@@ -265,11 +260,8 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
     }),
   ];
 
-  async function joinStream(c: Context<AppEnv>, run: Run, stateless: boolean, query: { cancel_on_disconnect?: boolean; stream_mode?: string[] }) {
+  function joinStream(c: Context<AppEnv>, run: Run, stateless: boolean, query: { cancel_on_disconnect?: boolean; stream_mode?: string[] }) {
     const lastEventId = parseLastEventId(requestHeader(c, "last-event-id"));
-    const finished = run.status !== "pending" && run.status !== "running";
-    // A finished run whose log is gone has nothing left to send: the stream ends at once.
-    if (finished && !(await events.has(run.run_id))) return sseResponse(c, (async function* () {})(), {});
     return stream(c, run, {
       stateless,
       ...(lastEventId !== undefined ? { after: lastEventId } : {}),

@@ -1,7 +1,7 @@
 // /store routes (spec §1.6): items by namespace and key, search, and namespace listing. Responses
 // take the shapes the SDKs read: an item or JSON null, `{items}`, `{namespaces}`.
 import type { StoreService } from "../../domain/store.js";
-import type { JsonObject } from "../../storage/records.js";
+import type { JsonObject } from "../../domain/records.js";
 import { accessOf } from "../app-env.js";
 import { route, type RouteSpec } from "../route.js";
 import { NamespaceListBody, StoreDeleteBody, StoreGetQuery, StorePutBody, StoreSearchBody } from "../schemas/store.js";

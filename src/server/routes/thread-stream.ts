@@ -2,8 +2,7 @@
 // client stays. `run_modes` carries the runs' events with lifecycle markers, `lifecycle` only the
 // markers, `state_update` the thread's state after each run.
 import { z } from "zod";
-import type { RunEventLog } from "../../events/run-event-log.js";
-import { threadLogKey } from "../../queue/execute-run.js";
+import type { RunOutputService, ThreadStreamMode } from "../../domain/run-output.js";
 import type { ThreadService } from "../../domain/threads.js";
 import { accessOf } from "../app-env.js";
 import { requestHeader } from "../node-request.js";
@@ -21,7 +20,7 @@ const ThreadStreamQuery = z
   })
   .strict();
 
-export function threadStreamRoutes({ threads, events }: { threads: ThreadService; events: RunEventLog }): RouteSpec[] {
+export function threadStreamRoutes({ threads, output }: { threads: ThreadService; output: RunOutputService }): RouteSpec[] {
   return [
     route({
       method: "get",
@@ -34,20 +33,12 @@ export function threadStreamRoutes({ threads, events }: { threads: ThreadService
       handler: async (c, { query }) => {
         const threadId = uuidParam(c, "thread_id");
         await threads.get(threadId, {}, accessOf(c));
-        const modes = new Set<string>([...(query.stream_mode ?? []), ...(query.stream_modes ?? [])]);
+        const modes = new Set<ThreadStreamMode>([...(query.stream_mode ?? []), ...(query.stream_modes ?? [])]);
         if (modes.size === 0) modes.add("run_modes");
-        const key = threadLogKey(threadId);
-        await events.open(key, { resumable: true, expiresWhenIdle: true });
         const lastEventId = parseLastEventId(requestHeader(c, "last-event-id"));
         const reader = new AbortController();
-        const source = events.read(key, { ...(lastEventId !== undefined ? { after: lastEventId } : {}), signal: reader.signal });
-        async function* filtered() {
-          for await (const event of source) {
-            const kind = event.event === "lifecycle" ? "lifecycle" : event.event === "state_update" ? "state_update" : "run_modes";
-            if (modes.has(kind) || (kind === "lifecycle" && modes.has("run_modes"))) yield event;
-          }
-        }
-        return sseResponse(c, filtered(), { onDisconnect: () => reader.abort() });
+        const events = await output.threadEvents(threadId, modes, { ...(lastEventId !== undefined ? { after: lastEventId } : {}), signal: reader.signal });
+        return sseResponse(c, events, { onDisconnect: () => reader.abort() });
       },
     }),
   ];

@@ -1,7 +1,6 @@
 // /threads routes (spec §1.2, without state/history/streams, which come with the run engine).
 import type { ThreadService } from "../../domain/threads.js";
-import type { ThreadFilter } from "../../storage/ports.js";
-import type { JsonObject } from "../../storage/records.js";
+import type { JsonObject, ThreadFilter } from "../../domain/records.js";
 import { project, setPaginationHeaders } from "../paging.js";
 import { accessOf } from "../app-env.js";
 import { requestHeader } from "../node-request.js";

@@ -2,8 +2,11 @@
 // fields, because the Python SDK sends explicit nulls where the JS SDK omits keys.
 import { z } from "zod";
 import { filterTooLarge, MAX_AFTER_SECONDS, MAX_FILTER_ENTRIES, MAX_INT32, MAX_LIMIT, MAX_OFFSET, MAX_TTL_MINUTES } from "../../domain/limits.js";
+import type { Json } from "../../domain/records.js";
 
-export const jsonObject = z.record(z.string(), z.unknown());
+/** Any JSON value: bodies arrive through JSON.parse, so what is there is JSON. */
+export const jsonValue = z.custom<Json>((value) => value !== undefined);
+export const jsonObject = z.record(z.string(), jsonValue);
 
 /** A metadata, values or store filter: a JSON object of at most MAX_FILTER_ENTRIES keys and elements. */
 export const jsonFilter = jsonObject.refine((filter) => !filterTooLarge(filter), `may hold at most ${MAX_FILTER_ENTRIES} keys and list elements in all`);

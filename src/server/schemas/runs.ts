@@ -1,32 +1,19 @@
 // Request bodies and queries of the runs routes (spec §1.3, §1.4, §3.1). Every field the SDKs send is
 // accepted and typed; anything else is ignored (src/unknown-keys.ts).
 import { z } from "zod";
-import { afterSeconds, checkpointSelector, jsonObject, limit, offset, optional, positiveInt32 } from "./common.js";
+import { STREAM_MODES } from "../../domain/records.js";
+import { afterSeconds, checkpointSelector, jsonObject, jsonValue, limit, offset, optional, positiveInt32 } from "./common.js";
 import { queryBool } from "../validation.js";
-
-export const STREAM_MODES = [
-  "values",
-  "messages",
-  "messages-tuple",
-  "updates",
-  "events",
-  "debug",
-  "custom",
-  "tasks",
-  "checkpoints",
-  "tools",
-  "lifecycle",
-] as const;
 
 const streamMode = z.enum(STREAM_MODES);
 const nodeList = z.union([z.literal("*"), z.array(z.string().min(1))]);
 
-const send = z.object({ node: z.string().min(1), input: z.unknown() }).strict();
+const send = z.object({ node: z.string().min(1), input: jsonValue }).strict();
 
 const command = z
   .object({
-    resume: z.unknown().optional(),
-    update: optional(z.union([jsonObject, z.array(z.tuple([z.string(), z.unknown()]))])),
+    resume: jsonValue.optional(),
+    update: optional(z.union([jsonObject, z.array(z.tuple([z.string(), jsonValue]))])),
     goto: optional(z.union([z.string().min(1), send, z.array(z.union([z.string().min(1), send]))])),
   })
   .strict();
@@ -37,12 +24,12 @@ const runConfig = z
     recursion_limit: optional(positiveInt32),
     configurable: optional(jsonObject),
   })
-  .catchall(z.unknown());
+  .catchall(jsonValue);
 
 /** The fields every run-create body accepts; cron bodies take their run fields from here too. */
 export const runCreateFields = {
   assistant_id: z.string().min(1, "is required"),
-  input: z.unknown().optional(),
+  input: jsonValue.optional(),
   command: optional(command),
   config: optional(runConfig),
   context: optional(jsonObject),

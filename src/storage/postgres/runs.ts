@@ -3,7 +3,7 @@
 // wait for it (taking it before any run row, so they cannot deadlock each other), while claim and
 // the sweeper skip a locked thread with SKIP LOCKED and so never wait at all.
 import type { Pool, PoolClient } from "pg";
-import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../records.js";
+import type { Json, JsonObject, MultitaskStrategy, Run, RunKwargs, RunStatus } from "../records.js";
 import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, RunRepo, StoppedRunWebhook } from "../run-ports.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { authFilterSql, param, run as query, transaction } from "./sql-helpers.js";
@@ -34,7 +34,7 @@ interface RunRow {
   updated_at: Date;
   status: RunStatus;
   metadata: JsonObject;
-  kwargs: JsonObject;
+  kwargs: RunKwargs;
   multitask_strategy: MultitaskStrategy | null;
   attempt: number;
   cancel_action: CancelAction | null;

@@ -3,7 +3,7 @@
 // scalars when type and value are equal. Built as SQL over json_type/json_extract/json_each, so the
 // filter runs inside the query and never as a scan in JavaScript.
 import { authContainment, type AuthFilter } from "../auth-filter.js";
-import type { Json } from "../records.js";
+import type { Json, JsonObject } from "../records.js";
 
 export interface SqlFragment {
   sql: string;
@@ -17,7 +17,7 @@ export function jsonContains(column: string, filter: Json): SqlFragment {
 }
 
 /** Top-level string and boolean entries as (key, JSON text) pairs, for the thread metadata side table. */
-export function indexableEntries(filter: Record<string, Json>): Array<[string, string]> {
+export function indexableEntries(filter: JsonObject): Array<[string, string]> {
   return Object.entries(filter)
     .filter(([, v]) => typeof v === "string" || typeof v === "boolean")
     .map(([k, v]) => [k, JSON.stringify(v)]);
@@ -47,6 +47,7 @@ function containment(doc: string, path: string, filter: Json, params: unknown[],
   }
   const parts = [`${type} = 'object'`];
   for (const [key, value] of Object.entries(filter)) {
+    if (value === undefined) continue;
     parts.push(containment(doc, `${path}.${quoteKey(key)}`, value, params, depth));
   }
   return `(${parts.join(" AND ")})`;

@@ -7,7 +7,7 @@ import type { AuthFilter } from "../../../src/storage/auth-filter.js";
 import type { JsonObject } from "../../../src/storage/records.js";
 import type { NewRun } from "../../../src/storage/run-ports.js";
 import type { StorePut } from "../../../src/storage/store-ports.js";
-import { newAssistant, newId, newMarker, newThread } from "./builders.js";
+import { newAssistant, newId, newKwargs, newMarker, newThread } from "./builders.js";
 import type { CaseContext } from "./harness.js";
 
 const ALL = { limit: 100, offset: 0 };
@@ -27,7 +27,7 @@ export function authFilterCases({ storage, test }: CaseContext): void {
       thread_id: threadId,
       assistant_id: newId(),
       metadata: {},
-      kwargs: {},
+      kwargs: newKwargs(),
       multitask_strategy: null,
       // Not due for an hour: no claim in another case takes it.
       available_at: new Date(Date.now() + 3_600_000),

@@ -1,7 +1,9 @@
 // Inputs for the conformance cases. Every case builds rows with fresh ids and a marker of its own
 // in their metadata, so its searches see only its rows whatever else the database holds.
+import { buildRunKwargs, type RunCreate } from "../../../src/domain/run-request.js";
 import { newId } from "../../../src/ids.js";
 import type { NewAssistant, NewThread } from "../../../src/storage/ports.js";
+import type { RunKwargs } from "../../../src/storage/records.js";
 
 export { newId };
 
@@ -37,4 +39,19 @@ export async function nextMillisecond(): Promise<void> {
 export function isBetween(iso: string, from: number, to: number): boolean {
   const at = Date.parse(iso);
   return at >= from && at <= to;
+}
+
+/** A run's stored invocation as the run service builds it, for a request of `body`'s fields. */
+export function newKwargs(body: Omit<RunCreate, "assistant_id"> = {}): RunKwargs {
+  const now = new Date().toISOString();
+  const assistant = { ...newAssistant(), version: 1, created_at: now, updated_at: now };
+  return buildRunKwargs({ assistant_id: assistant.assistant_id, ...body }, {
+    assistant,
+    config: {},
+    extraConfigurable: {},
+    metadata: {},
+    runId: newId(),
+    threadId: newId(),
+    temporary: false,
+  });
 }

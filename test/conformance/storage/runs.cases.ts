@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import type { JsonObject, Run, RunStatus } from "../../../src/storage/records.js";
 import type { ClaimedRun, EnqueueOptions, NewRun } from "../../../src/storage/run-ports.js";
 import type { Storage } from "../../../src/storage/ports.js";
-import { ISO_MS, newId, newThread, nextMillisecond } from "./builders.js";
+import { ISO_MS, newId, newKwargs, newThread, nextMillisecond } from "./builders.js";
 import type { CaseContext, MigratedStorage, StorageHarness } from "./harness.js";
 
 const SECOND = 1_000;
@@ -19,7 +19,7 @@ function newRun(threadId: string, overrides: Partial<NewRun> = {}): NewRun {
     thread_id: threadId,
     assistant_id: newId(),
     metadata: {},
-    kwargs: { input: { n: 1 }, stream_mode: ["values"] },
+    kwargs: newKwargs({ input: { n: 1 } }),
     multitask_strategy: null,
     // A little in the past, so a claim stamped "now" finds it eligible.
     available_at: new Date(Date.now() - SECOND),
@@ -69,7 +69,7 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
 
   fresh("enqueues a pending run, marks the thread busy and merges the thread metadata", async (s) => {
     const threadId = await thread(s, { user: "ann", graph_id: "old" });
-    const input = newRun(threadId, { metadata: { origin: "test" }, kwargs: { input: { q: "hi" } }, multitask_strategy: "enqueue" });
+    const input = newRun(threadId, { metadata: { origin: "test" }, kwargs: newKwargs({ input: { q: "hi" } }), multitask_strategy: "enqueue" });
     const result = await s.runs.enqueue(input, { threadMetadata: { graph_id: "agent", assistant_id: input.assistant_id }, multitask: "enqueue" });
 
     expect(result).toEqual({
@@ -84,7 +84,7 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
         updated_at: expect.stringMatching(ISO_MS),
         status: "pending",
         metadata: { origin: "test" },
-        kwargs: { input: { q: "hi" } },
+        kwargs: input.kwargs,
         multitask_strategy: "enqueue",
       },
     });

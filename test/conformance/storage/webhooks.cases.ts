@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import type { Storage } from "../../../src/storage/ports.js";
 import type { NewRun } from "../../../src/storage/run-ports.js";
 import type { NewWebhookDelivery } from "../../../src/storage/webhook-ports.js";
-import { ISO_MS, newId, newThread } from "./builders.js";
+import { ISO_MS, newId, newKwargs, newThread } from "./builders.js";
 import type { CaseContext, MigratedStorage, StorageHarness } from "./harness.js";
 
 const LEASE_MS = 30_000;
@@ -23,7 +23,7 @@ async function runningRun(storage: Storage): Promise<string> {
     thread_id: thread!.thread_id,
     assistant_id: newId(),
     metadata: {},
-    kwargs: {},
+    kwargs: newKwargs(),
     multitask_strategy: null,
     available_at: new Date(Date.now() - 1_000),
   };

@@ -2,7 +2,7 @@
 // addresses at run creation and on every resolved address at delivery, so a name that resolves into
 // a private network is caught however it is spelled.
 import { BlockList, isIP } from "node:net";
-import type { WebhookUrlPolicy } from "./webhook-url.js";
+import type { WebhookUrlPolicy } from "../config/webhook-config.js";
 
 export type AddressClass = "public" | "loopback" | "private" | "link-local" | "metadata" | "unspecified";
 

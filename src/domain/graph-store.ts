@@ -13,7 +13,7 @@ import {
   type SearchItem,
   type SearchOperation,
 } from "@langchain/langgraph-checkpoint";
-import type { StoreService } from "../domain/store.js";
+import type { StoreService } from "./store.js";
 import type { JsonObject } from "../storage/records.js";
 import type { StoreItem, StoreSearchItem } from "../storage/store-ports.js";
 

@@ -1,6 +1,6 @@
 import { Annotation, END, START, StateGraph, getStore, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { storeService, type StoreService } from "../domain/store.js";
+import { storeService, type StoreService } from "./store.js";
 import { GantryError } from "../errors.js";
 import { openSqliteStorage, type SqliteStorage } from "../storage/sqlite/open-sqlite.js";
 import { GraphStore } from "./graph-store.js";

@@ -3,19 +3,9 @@
 // policy applies, and a host name is resolved so a name pointing into a private network is refused
 // too. Delivery checks the resolved address again (webhooks/), since DNS answers can change.
 import { isIP } from "node:net";
+import type { WebhookUrlPolicy } from "../config/webhook-config.js";
 import { invalid } from "../errors.js";
 import { addressRefusal } from "./webhook-address.js";
-
-export interface WebhookUrlPolicy {
-  require_https?: boolean;
-  allowed_domains?: string[];
-  allowed_ports?: number[];
-  max_url_length?: number;
-  /** Refuse loopback targets and relative URLs (the platform's default: true). */
-  disable_loopback?: boolean;
-  /** Allow private and link-local targets (RFC 1918, CGNAT, fc00::/7, fe80::/10); metadata services stay refused. */
-  allow_private_networks?: boolean;
-}
 
 /** Resolves a host name to its addresses; rejects when it cannot. */
 export type ResolveHost = (host: string) => Promise<string[]>;

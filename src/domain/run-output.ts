@@ -1,0 +1,87 @@
+// What clients read from runs: a run's events filtered to the stream modes they asked for, the
+// final output of /wait and /join (the last values, with __interrupt__ or __error__), and the
+// stream of every run of a thread. Every transport (SSE routes today) reads runs through this one
+// service, so none of them knows where events or outcomes are kept.
+import { threadLogKey, type RunEventLog, type StoredEvent } from "../events/run-event-log.js";
+import type { RunRepo } from "../storage/run-ports.js";
+import type { ThreadRepo } from "../storage/ports.js";
+import type { Run } from "../storage/records.js";
+import { wants } from "../runtime/stream-modes.js";
+
+/** What a thread stream carries: the runs' own events, run starts and ends, and state after each run. */
+export type ThreadStreamMode = "run_modes" | "lifecycle" | "state_update";
+
+export interface ReadFrom {
+  /** Exclusive: events strictly after this id (Last-Event-ID); "-1" replays what is held; absent attaches live. */
+  after?: string;
+  signal?: AbortSignal;
+}
+
+export interface RunOutputService {
+  /**
+   * The run's events in the modes asked for (the run's own modes when none are). A finished run
+   * whose log is gone has nothing left to send: the stream is empty. The log is read at call time,
+   * so a malformed `after` throws its GantryError here, before any answer has started.
+   */
+  events(run: Run, options: ReadFrom & { modes?: readonly string[] }): Promise<AsyncGenerator<StoredEvent>>;
+  /** The final output: from the run's log while it is held (it always holds `values`), otherwise from the thread's stored state. */
+  output(run: Run, signal?: AbortSignal): Promise<unknown>;
+  /** Every run of the thread from now on (or replayed from `after`), in the modes asked for. */
+  threadEvents(threadId: string, modes: ReadonlySet<ThreadStreamMode>, options: ReadFrom): Promise<AsyncGenerator<StoredEvent>>;
+}
+
+export function runOutputService(deps: { events: RunEventLog; runs: RunRepo; threads: ThreadRepo }): RunOutputService {
+  const { events } = deps;
+  return {
+    async events(run, options) {
+      const finished = run.status !== "pending" && run.status !== "running";
+      if (finished && !(await events.has(run.run_id))) return (async function* () {})();
+      const modes = new Set(options.modes ?? run.kwargs.stream_mode);
+      const source = events.read(run.run_id, readOptions(options));
+      return (async function* () {
+        for await (const event of source) if (wants(modes, event.event)) yield event;
+      })();
+    },
+
+    async output(run, signal) {
+      if (await events.has(run.run_id)) {
+        let values: unknown = null;
+        let error: unknown = null;
+        for await (const event of events.read(run.run_id, { after: "-1", ...(signal ? { signal } : {}) })) {
+          if (event.event === "values") values = event.data;
+          else if (event.event === "error") error = event.data;
+        }
+        if (error) return { __error__: error };
+        if (values !== null) return values;
+      }
+      const latest = (await deps.runs.get(run.run_id)) ?? run;
+      const thread = await deps.threads.get(run.thread_id);
+      if (latest.status === "error" && thread?.error) return { __error__: thread.error };
+      if (!thread) return null;
+      const interrupts = Object.values(thread.interrupts).flat();
+      if (interrupts.length > 0 && thread.values && typeof thread.values === "object" && !Array.isArray(thread.values)) {
+        return { ...thread.values, __interrupt__: interrupts };
+      }
+      return thread.values;
+    },
+
+    async threadEvents(threadId, modes, options) {
+      // The worker writes a thread's log only while it exists (execute-run.ts): opening it is what
+      // makes the thread followed.
+      const key = threadLogKey(threadId);
+      await events.open(key, { resumable: true, expiresWhenIdle: true });
+      const source = events.read(key, readOptions(options));
+      return (async function* () {
+        for await (const event of source) {
+          const kind = event.event === "lifecycle" ? "lifecycle" : event.event === "state_update" ? "state_update" : "run_modes";
+          if (modes.has(kind) || (kind === "lifecycle" && modes.has("run_modes"))) yield event;
+        }
+      })();
+    },
+  };
+}
+
+const readOptions = (options: ReadFrom) => ({
+  ...(options.after !== undefined ? { after: options.after } : {}),
+  ...(options.signal ? { signal: options.signal } : {}),
+});
