@@ -31,7 +31,8 @@ const secretReferences = z.array(z.unknown()).max(LIMITS.list, `must hold at mos
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
 
-const resourceSpec = z.record(line(LIMITS.short), z.unknown()).superRefine((spec, ctx) => {
+// Its keys are checked with its values, so a refusal names resource_spec itself.
+const resourceSpec = z.record(z.string(), z.unknown()).superRefine((spec, ctx) => {
   const problem = jsonProblem(spec, LIMITS.jsonDepth);
   if (problem) ctx.addIssue({ code: "custom", message: problem });
   else if (JSON.stringify(spec).length > LIMITS.resourceSpecBytes) ctx.addIssue({ code: "custom", message: `must be at most ${LIMITS.resourceSpecBytes} characters as JSON` });
