@@ -2,7 +2,7 @@
 // every /v2 route generated from the schemas and mutated (fuzz-requests.ts). Properties: never a
 // 5xx, every refusal has a detail, never a hang, the process still answers, and a deployment made
 // before fuzzing is unchanged after it. FUZZ_RUNS sets the number of requests per backend (default
-// 1,200); a failure is shrunk and printed as a curl command. FUZZ_SURVEY=1 lists every failure
+// 1,000); a failure is shrunk and printed as a curl command. FUZZ_SURVEY=1 lists every failure
 // instead of stopping at the first (to survey a build before fixing it).
 import fc from "fast-check";
 import { rmSync } from "node:fs";
@@ -12,7 +12,7 @@ import { TEST_DATABASE_URL, describeWithPostgres, freshSchemaName } from "../sup
 import { curlOf, requestArb, type FuzzRequest, type KnownIds } from "./fuzz-requests.js";
 import { API_KEY, api, controlPlaneDataDir, createBody, startControlPlane, waitFor, type RunningControlPlane } from "./support.js";
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1_200);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);
 const SURVEY = process.env.FUZZ_SURVEY === "1";
 /** Far past any answer seen: an answer this late is a hang. */
 const HANG_MS = 10_000;
@@ -101,7 +101,8 @@ function fuzzBackend(label: string, env: () => Record<string, string>, cleanup: 
           // The router's 502/503 are deliberate (no live revision yet, a deployment not answering): the SDKs retry them.
           const routed = request.path.startsWith("/deployments/");
           if (answer.status >= 500 && !(routed && (answer.status === 502 || answer.status === 503))) throw new Error(`HTTP ${answer.status}: ${answer.body.slice(0, 500)}`);
-          if (answer.status >= 400) {
+          // 431 comes from Node's HTTP parser (a request line past 16 KiB), before any of Gantry's code.
+          if (answer.status >= 400 && answer.status !== 431) {
             const parsed = JSON.parse(answer.body) as { detail?: unknown };
             if (parsed.detail === undefined) throw new Error(`HTTP ${answer.status} without a detail: ${answer.body.slice(0, 500)}`);
           }
