@@ -77,6 +77,34 @@ function fuzzBackend(label: string, env: () => Record<string, string>, cleanup: 
       await cleanup();
     });
 
+    /** One request against the properties; throws what it broke. */
+    async function check(request: FuzzRequest): Promise<void> {
+      const answer = await send(cp.url, request);
+      tally.byStatus.set(answer.status, (tally.byStatus.get(answer.status) ?? 0) + 1);
+      if (answer.ms > tally.slowestMs) {
+        tally.slowestMs = answer.ms;
+        tally.slowest = curlOf(request).slice(0, 300);
+      }
+      // The router's 502/503 are deliberate (no live revision yet, a deployment not answering): the SDKs retry them.
+      const routed = request.path.startsWith("/deployments/");
+      if (answer.status >= 500 && !(routed && (answer.status === 502 || answer.status === 503))) throw new Error(`HTTP ${answer.status}: ${answer.body.slice(0, 500)}`);
+      // 431 comes from Node's HTTP parser (a request line past 16 KiB), before any of Gantry's code.
+      if (answer.status >= 400 && answer.status !== 431) {
+        const parsed = JSON.parse(answer.body) as { detail?: unknown };
+        if (parsed.detail === undefined) throw new Error(`HTTP ${answer.status} without a detail: ${answer.body.slice(0, 500)}`);
+      }
+      // Created deployments and revisions become targets of later requests.
+      if (answer.status === 201 && request.method === "POST") {
+        const made = JSON.parse(answer.body) as { id: string; latest_revision_id?: string };
+        if (made.latest_revision_id) {
+          ids.deployments.push(made.id);
+          ids.revisions.push(made.latest_revision_id);
+        } else {
+          ids.revisions.push(made.id);
+        }
+      }
+    }
+
     it("never answers 5xx, always with a detail, and never hangs", async () => {
       await fc.assert(
         fc.asyncProperty(requestArb(ids), async (request) => {
@@ -91,32 +119,6 @@ function fuzzBackend(label: string, env: () => Record<string, string>, cleanup: 
       );
     });
 
-    async function check(request: FuzzRequest): Promise<void> {
-          const answer = await send(cp.url, request);
-          tally.byStatus.set(answer.status, (tally.byStatus.get(answer.status) ?? 0) + 1);
-          if (answer.ms > tally.slowestMs) {
-            tally.slowestMs = answer.ms;
-            tally.slowest = curlOf(request).slice(0, 300);
-          }
-          // The router's 502/503 are deliberate (no live revision yet, a deployment not answering): the SDKs retry them.
-          const routed = request.path.startsWith("/deployments/");
-          if (answer.status >= 500 && !(routed && (answer.status === 502 || answer.status === 503))) throw new Error(`HTTP ${answer.status}: ${answer.body.slice(0, 500)}`);
-          // 431 comes from Node's HTTP parser (a request line past 16 KiB), before any of Gantry's code.
-          if (answer.status >= 400 && answer.status !== 431) {
-            const parsed = JSON.parse(answer.body) as { detail?: unknown };
-            if (parsed.detail === undefined) throw new Error(`HTTP ${answer.status} without a detail: ${answer.body.slice(0, 500)}`);
-          }
-          // Created deployments and revisions become targets of later requests.
-          if (answer.status === 201 && request.method === "POST") {
-            const made = JSON.parse(answer.body) as { id: string; latest_revision_id?: string };
-            if (made.latest_revision_id) {
-              ids.deployments.push(made.id);
-              ids.revisions.push(made.latest_revision_id);
-            } else {
-              ids.revisions.push(made.id);
-            }
-          }
-    }
 
     it("still answers, and the deployment made before fuzzing is unchanged", async () => {
       expect((await fetch(`${cp.url}/ok`)).status).toBe(200);

@@ -72,9 +72,8 @@ const SourceRevisionConfigBody = z.object({
 const source = z.enum(["github", "external_docker", "internal_docker", "internal_source", "internal_template"]);
 
 const deploymentName = line(63)
-    .min(1, "must not be empty")
-    .max(63, "must be at most 63 characters")
-    .regex(/^[A-Za-z][A-Za-z0-9-]*$/, "must start with a letter and hold only letters, digits and hyphens");
+  .min(1, "must not be empty")
+  .regex(/^[A-Za-z][A-Za-z0-9-]*$/, "must start with a letter and hold only letters, digits and hyphens");
 
 export const DeploymentCreateBody = z.object({
   name: deploymentName,
