@@ -7,6 +7,7 @@ describe("gitProtocolOf", () => {
     expect(gitProtocolOf("HTTP://host/repo.git")).toBe("http");
     expect(gitProtocolOf("ssh://git@host:22/repo.git")).toBe("ssh");
     expect(gitProtocolOf("git@github.com:org/repo.git")).toBe("ssh");
+    expect(gitProtocolOf("host.example:/srv/repo.git")).toBe("ssh");
     expect(gitProtocolOf("git://host/repo.git")).toBe("git");
     expect(gitProtocolOf("file:///srv/repo.git")).toBe("file");
     expect(gitProtocolOf("/srv/repo.git")).toBe("file");

@@ -11,6 +11,6 @@ export function gitProtocolOf(repoUrl: string): GitProtocol | undefined {
   if (scheme) return (URL_SCHEMES as readonly string[]).includes(scheme) ? (scheme as GitProtocol) : undefined;
   if (repoUrl.startsWith("/")) return "file";
   // scp-like `user@host:path` (ssh); a bare `name::address` is a remote helper (ext::, fd::), never allowed.
-  if (/^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^:]/.test(repoUrl) || /^[A-Za-z0-9.-]+:[^:/][^:]*$/.test(repoUrl)) return "ssh";
+  if (/^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^:]/.test(repoUrl) || /^[A-Za-z0-9.-]+:[^:]+$/.test(repoUrl)) return "ssh";
   return undefined;
 }
