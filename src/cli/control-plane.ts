@@ -43,6 +43,8 @@ Environment:
                               each deployment then gets a database of its own on the same server
   REDIS_URL                   with DATABASE_URL: deployments run as 'gantry serve' on this Redis
   GANTRY_BUILDS_PER_DEPLOYMENT cached builds kept per deployment (default 3, at least 2)
+  GANTRY_BUILD_STEP_TIMEOUT_MS deadline of each build step: clone, install, build, graph import (default 15 min)
+  GANTRY_GIT_IDLE_TIMEOUT_MS  a git command silent this long is given up on (default 60000)
   GANTRY_BUILD_ON_PUSH_INTERVAL_MS, GANTRY_HEALTH_TIMEOUT_MS, GANTRY_DRAIN_TIMEOUT_MS,
   GANTRY_RECONCILE_INTERVAL_MS, LOG_LEVEL, LOG_JSON`;
 
@@ -138,7 +140,12 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
     drainMs: config.reconciler.drainMs,
     log: logger,
   });
-  const builder = new Builder({ buildsDir: join(config.dataDir, "builds"), stepTimeoutMs: 15 * 60_000 });
+  const builder = new Builder({
+    buildsDir: join(config.dataDir, "builds"),
+    stepTimeoutMs: config.reconciler.buildStepTimeoutMs,
+    gitIdleMs: config.reconciler.gitIdleTimeoutMs,
+    gitEnv: config.childEnv,
+  });
   const reconciler = new Reconciler(
     { store, deployments, cipher, builder, driver, childEnv: config.childEnv, log: logger },
     { tickMs: config.reconciler.tickMs, pushPollMs: config.reconciler.pushPollMs, buildsPerDeployment: config.reconciler.buildsPerDeployment },

@@ -50,6 +50,10 @@ export interface ReconcilerConfig {
   drainMs: number;
   /** Cached builds kept per deployment; the live revision's and the previous one's are always kept. */
   buildsPerDeployment: number;
+  /** Deadline of each build step (clone, install, build, graph import). */
+  buildStepTimeoutMs: number;
+  /** A git command with no output this long (over http(s): under 1 byte/s) is given up on. */
+  gitIdleTimeoutMs: number;
 }
 
 const EnvSchema = z.object({
@@ -67,6 +71,10 @@ const EnvSchema = z.object({
   GANTRY_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   // The live build, the one a rollback returns to, and one more: a clone with node_modules is large.
   GANTRY_BUILDS_PER_DEPLOYMENT: z.coerce.number().int().min(2, "must be at least 2 (the live build and the previous one)").default(3),
+  // An `npm ci` of a large project on a slow mirror takes minutes; fifteen leaves room without hiding a hang for hours.
+  GANTRY_BUILD_STEP_TIMEOUT_MS: z.coerce.number().int().positive().default(15 * 60_000),
+  // git with --progress reports at least once a second while a transfer moves; a minute of silence is a dead remote.
+  GANTRY_GIT_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000, "must be at least 1000").default(60_000),
   LOG_LEVEL: z
     .string()
     .transform((s) => s.toLowerCase())
@@ -115,6 +123,8 @@ export function loadControlPlaneConfig(
       healthTimeoutMs: e.GANTRY_HEALTH_TIMEOUT_MS,
       drainMs: e.GANTRY_DRAIN_TIMEOUT_MS,
       buildsPerDeployment: e.GANTRY_BUILDS_PER_DEPLOYMENT,
+      buildStepTimeoutMs: e.GANTRY_BUILD_STEP_TIMEOUT_MS,
+      gitIdleTimeoutMs: e.GANTRY_GIT_IDLE_TIMEOUT_MS,
     },
     childEnv: childEnvOf(env),
   });

@@ -322,9 +322,6 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
 function checkSecrets(secrets: Secret[]): void {
   const seen = new Set<string>();
   for (const [i, secret] of secrets.entries()) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secret.name)) {
-      throw new GantryError("invalid", `secrets[${i}].name '${secret.name}' is not a valid environment variable name (letters, digits, '_', not starting with a digit).`);
-    }
     if (RESERVED_SECRET_NAMES.has(secret.name) || CONTROL_PLANE_VARIABLES.includes(secret.name)) {
       throw new GantryError("malformed", `Secret name '${secret.name}' is reserved and cannot be set on a deployment.`);
     }

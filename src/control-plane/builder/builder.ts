@@ -8,7 +8,7 @@ import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/pro
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isUuid } from "../../ids.js";
-import { checkout, redactUrl, resolveRef } from "./git.js";
+import { checkout, redactUrl, resolveRef, type GitOptions } from "./git.js";
 import { runStep, type LineSink } from "./run-command.js";
 
 const CHECK_SCRIPT = fileURLToPath(new URL("./check-graphs.ts", import.meta.url));
@@ -24,7 +24,7 @@ export interface BuildRequest {
   langgraph_config_path: string;
   install_command: string | null;
   build_command: string | null;
-  /** The environment the graphs import under: the control plane's child env plus the secrets. */
+  /** The environment install, build and graph import run under: the control plane's child env plus the secrets. */
   env: NodeJS.ProcessEnv;
 }
 
@@ -40,6 +40,10 @@ export interface BuilderOptions {
   buildsDir: string;
   /** Deadline of each step (clone, install, build, graph import). */
   stepTimeoutMs: number;
+  /** A git command silent this long (a remote that accepts and never answers) is given up on. */
+  gitIdleMs: number;
+  /** What git commands start from (the control plane's child env); never a deployment's secrets. */
+  gitEnv: NodeJS.ProcessEnv;
 }
 
 export class Builder {
@@ -100,10 +104,19 @@ export class Builder {
     await rm(this.deploymentDir(deploymentId), { recursive: true, force: true });
   }
 
-  /** Resolves the commit first and reports it, so the revision records repo_commit_sha even if a later step fails. */
-  async build(request: BuildRequest, log: BuildLog, resolved: (sha: string) => Promise<void>): Promise<BuildOutcome> {
+  /** git's settings for one build (or one ref check). */
+  gitOptions(onLine: LineSink, signal?: AbortSignal): GitOptions {
+    return { baseEnv: this.options.gitEnv, timeoutMs: this.options.stepTimeoutMs, idleMs: this.options.gitIdleMs, ...(signal ? { signal } : {}), onLine };
+  }
+
+  /**
+   * Resolves the commit first and reports it, so the revision records repo_commit_sha even if a
+   * later step fails. `signal` cancels it: the running step's whole process group is killed.
+   */
+  async build(request: BuildRequest, log: BuildLog, resolved: (sha: string) => Promise<void>, signal?: AbortSignal): Promise<BuildOutcome> {
     const onLine: LineSink = (stream, line) => log(stream === "stderr" ? "WARNING" : "INFO", line);
-    const gitOptions = { env: request.env, timeoutMs: this.options.stepTimeoutMs, onLine };
+    // git's progress goes to stderr: it is not a warning.
+    const gitOptions = this.gitOptions((_stream, line) => log("INFO", line), signal);
     let sha = request.pinned_commit_sha;
     if (!sha) {
       log("INFO", `Resolving ${request.repo_ref} in ${redactUrl(request.repo_url)}`);
@@ -121,7 +134,7 @@ export class Builder {
       const now = new Date();
       await utimes(join(dir, BUILT_MARKER), now, now);
     } else {
-      const failure = await this.fetchAndInstall(request, sha, dir, log, onLine);
+      const failure = await this.fetchAndInstall(request, sha, dir, log, onLine, gitOptions, signal);
       if (failure) return { ok: false, reason: failure };
     }
 
@@ -133,6 +146,7 @@ export class Builder {
       cwd: dirname(configPath),
       env: request.env,
       timeoutMs: this.options.stepTimeoutMs,
+      ...(signal ? { signal } : {}),
       onLine: (stream, line) => log(stream === "stderr" ? "ERROR" : "INFO", line),
     });
     if (check.code !== 0) return { ok: false, reason: check.error ?? `A graph of ${request.langgraph_config_path} failed to import (see the lines above)` };
@@ -140,17 +154,25 @@ export class Builder {
     return { ok: true, sha, dir, configPath };
   }
 
-  private async fetchAndInstall(request: BuildRequest, sha: string, dir: string, log: BuildLog, onLine: LineSink): Promise<string | undefined> {
+  private async fetchAndInstall(
+    request: BuildRequest,
+    sha: string,
+    dir: string,
+    log: BuildLog,
+    onLine: LineSink,
+    gitOptions: GitOptions,
+    signal: AbortSignal | undefined,
+  ): Promise<string | undefined> {
     // Built beside the cache and renamed into it when complete: a crash leaves only a temp dir.
     const work = join(this.options.buildsDir, `.tmp-${sha}-${randomBytes(4).toString("hex")}`);
     await mkdir(this.options.buildsDir, { recursive: true });
     try {
       log("INFO", `Cloning ${redactUrl(request.repo_url)}`);
-      const gitFailure = await checkout(request.repo_url, sha, work, { env: request.env, timeoutMs: this.options.stepTimeoutMs, onLine });
+      const gitFailure = await checkout(request.repo_url, sha, work, gitOptions);
       if (gitFailure) return gitFailure;
       const step = async (what: string, command: string, args: string[], cwd: string) => {
         log("INFO", `$ ${what}`);
-        const result = await runStep(command, args, { cwd, env: request.env, timeoutMs: this.options.stepTimeoutMs, onLine });
+        const result = await runStep(command, args, { cwd, env: request.env, timeoutMs: this.options.stepTimeoutMs, ...(signal ? { signal } : {}), onLine });
         return result.code === 0 ? undefined : (result.error ?? `'${what}' failed with exit code ${result.code}`);
       };
       let failure: string | undefined;

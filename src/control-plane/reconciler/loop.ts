@@ -36,6 +36,8 @@ const RECENT_REVISIONS = 20;
 
 export class Reconciler {
   private readonly busy = new Set<string>();
+  /** The build in progress per deployment, cancelled when a newer revision or a delete overtakes it. */
+  private readonly builds = new Map<string, { revisionId: string; controller: AbortController }>();
   /** Deployments whose build cache is to be pruned once none of their servers is draining. */
   private readonly prunePending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
@@ -83,6 +85,7 @@ export class Reconciler {
     this.stopped = true;
     clearInterval(this.timer);
     clearInterval(this.pushTimer);
+    for (const build of this.builds.values()) build.controller.abort(new Error("the control plane is stopping"));
     await this.ticking;
   }
 
@@ -90,6 +93,7 @@ export class Reconciler {
     const { store, driver } = this.deps;
     const deployments = await store.allDeployments();
     const known = new Set(deployments.map((d) => d.id));
+    this.cancelOvertakenBuilds(deployments);
     for (const deployment of deployments) {
       if (this.busy.has(deployment.id)) continue;
       const revisions = await this.revisionsOf(deployment);
@@ -115,6 +119,20 @@ export class Reconciler {
     // Servers of deployments whose records are gone (a forced delete) stop too.
     for (const instance of driver.instances()) {
       if (!known.has(instance.deployment_id) && instance.state !== "stopping") driver.stop(instance.revision_id);
+    }
+  }
+
+  private cancelOvertakenBuilds(deployments: DeploymentRecord[]): void {
+    for (const [deploymentId, build] of this.builds) {
+      const deployment = deployments.find((d) => d.id === deploymentId);
+      const reason = !deployment
+        ? "the deployment was deleted"
+        : deployment.status === "AWAITING_DELETE"
+          ? "the deployment is being deleted"
+          : deployment.latest_revision_id !== build.revisionId
+            ? `revision ${deployment.latest_revision_id} replaced it`
+            : undefined;
+      if (reason && !build.controller.signal.aborted) build.controller.abort(new Error(reason));
     }
   }
 
@@ -228,10 +246,19 @@ export class Reconciler {
     log.info("building revision", { deployment_id: deployment.id, revision_id: revision.id });
     const write = this.logWriter(revision.id, "build");
     const request = this.buildRequest(deployment, revision);
+    const controller = new AbortController();
+    this.builds.set(deployment.id, { revisionId: revision.id, controller });
     const outcome = await builder
-      .build(request, write, (sha) => store.setRevisionCommit(revision.id, sha))
-      .catch((err: unknown) => ({ ok: false as const, reason: `The build stopped on an internal error: ${(err as Error).message}` }));
-    if (outcome.ok) {
+      .build(request, write, (sha) => store.setRevisionCommit(revision.id, sha), controller.signal)
+      .catch((err: unknown) => ({ ok: false as const, reason: `The build stopped on an internal error: ${(err as Error).message}` }))
+      .finally(() => this.builds.delete(deployment.id));
+    // Stopping leaves the revision BUILDING: the next start builds it again.
+    if (this.stopped) return;
+    if (controller.signal.aborted) {
+      write("WARNING", `Build cancelled: ${(controller.signal.reason as Error).message}`);
+      await store.setRevisionStatus(revision.id, "INTERRUPTED", ["BUILDING"]);
+      log.info("build cancelled", { deployment_id: deployment.id, revision_id: revision.id, reason: (controller.signal.reason as Error).message });
+    } else if (outcome.ok) {
       write("INFO", "Build finished");
       await store.setRevisionStatus(revision.id, "AWAITING_DEPLOY", ["BUILDING"]);
     } else {
@@ -320,7 +347,7 @@ export class Reconciler {
     // Until the latest revision's commit is known there is nothing to compare with.
     const known = latest?.repo_commit_sha ?? latest?.pinned_commit_sha;
     if (!latest || !known) return false;
-    const ref = await resolveRef(deployment.repo_url, latest.repo_ref, { env: this.deps.childEnv, timeoutMs: 30_000, onLine: () => {} });
+    const ref = await resolveRef(deployment.repo_url, latest.repo_ref, { ...this.deps.builder.gitOptions(() => {}), timeoutMs: 30_000 });
     if ("error" in ref) {
       log.warn("build_on_push: cannot read the ref", { deployment_id: deployment.id, reason: ref.error });
       return false;

@@ -2,6 +2,7 @@
 // request whose Host is the deployment's custom_url host (at the root path). Bodies stream both
 // ways without buffering (SSE arrives event by event). Each request holds a lease on the instance
 // until its response body ends, so a replaced revision drains before it stops.
+import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context } from "hono";
 import { notFound } from "../../errors.js";
 import { isUuid } from "../../ids.js";
@@ -9,10 +10,7 @@ import type { Driver, Lease } from "../drivers/driver.js";
 import { hostCandidates } from "../custom-url.js";
 import type { ControlPlaneStore } from "../storage/ports.js";
 import type { DeploymentRecord } from "../storage/records.js";
-
-/** Hop-by-hop headers (RFC 9110 §7.6.1) and the control plane's own key never reach the deployment. */
-const DROPPED_REQUEST_HEADERS = ["host", "connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "x-api-key", "content-length"];
-const DROPPED_RESPONSE_HEADERS = ["connection", "keep-alive", "transfer-encoding", "content-length"];
+import { clientResponseHeaders, upstreamRequestHeaders, type ClientView } from "./forward-headers.js";
 
 export function deploymentRouter({ store, driver }: { store: ControlPlaneStore; driver: Driver }) {
   function toLiveRevision(c: Context, deployment: DeploymentRecord, prefix: string): Promise<Response> | Response {
@@ -50,8 +48,7 @@ export function deploymentRouter({ store, driver }: { store: ControlPlaneStore; 
 async function forward(c: Context, deploymentId: string, lease: Lease, prefix: string): Promise<Response> {
   const incoming = new URL(c.req.url);
   const path = (prefix ? incoming.pathname.slice(incoming.pathname.indexOf(prefix) + prefix.length) : incoming.pathname) || "/";
-  const headers = new Headers(c.req.raw.headers);
-  for (const name of DROPPED_REQUEST_HEADERS) headers.delete(name);
+  const headers = upstreamRequestHeaders(c.req.raw.headers, clientOf(c, incoming));
   const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
   let upstream: Response;
   try {
@@ -68,8 +65,7 @@ async function forward(c: Context, deploymentId: string, lease: Lease, prefix: s
     // 502, not a GantryError kind: the SDKs retry it, and the next attempt may reach a new revision.
     return c.json({ detail: `Deployment ID ${deploymentId} did not answer: ${(err as Error).message}` }, 502);
   }
-  const responseHeaders = new Headers(upstream.headers);
-  for (const name of DROPPED_RESPONSE_HEADERS) responseHeaders.delete(name);
+  const responseHeaders = clientResponseHeaders(upstream, c.req.method);
   // Locations the server gives are relative to its root; the client reaches it under the prefix.
   for (const name of ["location", "content-location"]) {
     const value = responseHeaders.get(name);
@@ -101,4 +97,14 @@ async function forward(c: Context, deploymentId: string, lease: Lease, prefix: s
     },
   });
   return new Response(body, { status: upstream.status, headers: responseHeaders });
+}
+
+function clientOf(c: Context, incoming: URL): ClientView {
+  let address: string | undefined;
+  try {
+    address = getConnInfo(c).remote.address;
+  } catch {
+    // Not on a Node socket (app.request() in a test): there is no peer to name.
+  }
+  return { address, proto: incoming.protocol.replace(/:$/, ""), host: c.req.header("host") };
 }
