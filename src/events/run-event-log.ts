@@ -39,10 +39,11 @@ export interface ReadOptions {
 }
 
 /**
- * Keys are run ids, or `thread:<thread_id>` for a thread's log: the worker opens it at each run
- * start with `{ resumable: true, expiresWhenIdle: true }`, appends the run's events between start
- * and end markers, and never ends it; the thread-stream route opens it the same way before reading.
- * Deleting the thread ends it, which closes its followers' streams.
+ * Keys are run ids, or `thread:<thread_id>` (threadLogKey) for a thread's log. A thread's log
+ * exists only while someone follows the thread: the thread stream (domain/run-output.ts) opens it
+ * with `{ resumable: true, expiresWhenIdle: true }` before reading, and the worker appends a run's
+ * events to it, between lifecycle markers, only when it exists (queue/execute-run.ts). Nobody ends
+ * it; it expires once idle. Deleting the thread ends it, which closes its followers' streams.
  */
 export interface RunEventLog {
   /**
