@@ -154,7 +154,7 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   await reconciler.start();
 
   const app = createControlPlaneApp({ deployments, store, driver, keys, checkPush: (id) => reconciler.checkPushNow(id), log: logger, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
-  const { server, port, origin: url } = await listenHttp(app.fetch, config.host, config.port);
+  const { server, origin: url } = await listenHttp(app.fetch, config.host, config.port);
   logger.info("listening", { url });
 
   let closing: Promise<void> | null = null;

@@ -76,8 +76,8 @@ export async function runDeployCommand(argv: string[]): Promise<number> {
 async function deploy(options: DeployOptions): Promise<number> {
   const call = client(options);
   const started = Date.now();
-  const found = await call("GET", `/v2/deployments?name_contains=${encodeURIComponent(options.name)}&limit=100`);
-  const existing = (found.resources as { id: string; name: string }[]).find((d) => d.name === options.name);
+  const found = await call<{ resources: { id: string; name: string }[] }>("GET", `/v2/deployments?name_contains=${encodeURIComponent(options.name)}&limit=100`);
+  const existing = found.resources.find((d) => d.name === options.name);
   let deployment: { id: string; latest_revision_id: string };
   if (existing) {
     deployment = await call("PATCH", `/v2/deployments/${existing.id}`, {
@@ -106,15 +106,15 @@ async function deploy(options: DeployOptions): Promise<number> {
   let last = "";
   const deadline = started + options.timeoutMs;
   for (;;) {
-    const revision = await call("GET", `/v2/deployments/${deployment.id}/revisions/${revisionId}`);
-    const status = revision.status as string;
+    const revision = await call<{ status: string; source_revision_config?: { repo_commit_sha?: string | null } }>("GET", `/v2/deployments/${deployment.id}/revisions/${revisionId}`);
+    const status = revision.status;
     if (status !== last) {
-      const sha = revision.source_revision_config?.repo_commit_sha as string | null;
+      const sha = revision.source_revision_config?.repo_commit_sha;
       progress(`  ${elapsed(started)}  ${status}${sha && status === "BUILDING" ? ` (commit ${sha.slice(0, 12)})` : ""}`);
       last = status;
     }
     if (status === "DEPLOYED") {
-      const final = await call("GET", `/v2/deployments/${deployment.id}`);
+      const final = await call<{ source_config: { custom_url: string } }>("GET", `/v2/deployments/${deployment.id}`);
       console.log(final.source_config.custom_url);
       return 0;
     }
@@ -131,13 +131,14 @@ async function deploy(options: DeployOptions): Promise<number> {
 }
 
 async function printLogTail(call: Call, deploymentId: string, revisionId: string, type: "build" | "deploy"): Promise<void> {
-  const page = await call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}/logs?type=${type}&order=desc&limit=${LOG_TAIL}`);
-  const lines = (page.logs as { level: string; message: string }[]).reverse();
+  const page = await call<{ logs: { level: string; message: string }[] }>("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}/logs?type=${type}&order=desc&limit=${LOG_TAIL}`);
+  const lines = page.logs.reverse();
   progress(`Last ${lines.length} lines of the ${type} log:`);
   for (const line of lines) progress(`  ${line.level.padEnd(7)} ${line.message}`);
 }
 
-type Call = (method: string, path: string, body?: unknown) => Promise<any>;
+/** The answer's JSON as the caller expects it: the control plane's API is ours, its shapes known. */
+type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
 
 /** Transport errors are retried three times, as the official CLI does; an HTTP error is not. */
 function client(options: DeployOptions): Call {

@@ -4,7 +4,7 @@
 // The /store routes and graphs' config.store both go through this service.
 import { forbidden, invalid, notFound } from "../errors.js";
 import { matchesAuthFilter } from "../storage/auth-filter.js";
-import { authorize, type Access } from "./access.js";
+import type { Access } from "./access.js";
 import type { JsonObject } from "../storage/records.js";
 import type { StoreItem, StoreRepo, StoreSearchItem } from "../storage/store-ports.js";
 import { parseStoreFilter } from "./store-filter.js";

@@ -144,6 +144,7 @@ describe("streamGraphRun stream modes", () => {
     const threadId = randomUUID();
     const events = await collect(twoStepGraph(), { threadId, input: { log: [] }, streamMode: ["checkpoints"] });
     expect(names(events)).toEqual(["checkpoints", "checkpoints", "checkpoints", "checkpoints"]);
+    // biome-ignore lint/suspicious/noExplicitAny: LangGraph's payloads, read loosely in assertions
     const checkpoints = events.map((e) => e.data as Record<string, any>);
     const [input, , , last] = checkpoints;
     expect(input).toMatchObject({ values: {}, next: ["__start__"], parent_config: null, parent_checkpoint: null });
@@ -168,6 +169,7 @@ describe("streamGraphRun stream modes", () => {
 
   it("emits debug events for checkpoints, tasks and task results", async () => {
     const events = await collect(twoStepGraph(), { input: { log: [] }, streamMode: ["debug"] });
+    // biome-ignore lint/suspicious/noExplicitAny: LangGraph's payloads, read loosely in assertions
     const debug = events.map((e) => e.data as Record<string, any>);
     expect(new Set(debug.map((d) => d.type))).toEqual(new Set(["checkpoint", "task", "task_result"]));
     for (const entry of debug) {
@@ -241,6 +243,7 @@ describe("streamGraphRun stream modes", () => {
       .addEdge(START, "tools")
       .compile({ checkpointer: new MemorySaver() });
     const events = await collect(graph, { input: { messages: [] }, streamMode: ["tools"] });
+    // biome-ignore lint/suspicious/noExplicitAny: LangGraph's payloads, read loosely in assertions
     const tools = dataOf(events, "tools") as Array<Record<string, any>>;
     expect(tools.map((t) => t.event)).toEqual(["on_tool_start", "on_tool_end"]);
     expect(tools[0]).toMatchObject({ name: "add", toolCallId: "call-1" });
@@ -381,6 +384,7 @@ describe("streamGraphRun interrupts and commands", () => {
       .compile({ checkpointer: new MemorySaver() });
     const events = await collect(graph, { input: { log: [] }, streamMode: ["updates", "events"] });
     expect(dataOf(events, "updates")).toEqual([{ route: { log: ["routed"] } }, { worker: { log: ["worked"] } }]);
+    // biome-ignore lint/suspicious/noExplicitAny: LangGraph's payloads, read loosely in assertions
     const ended = (dataOf(events, "events") as Array<Record<string, any>>).find(
       (e) => e.event === "on_chain_end" && e.name === "route",
     );

@@ -30,6 +30,7 @@ function hostileInputCases(label: string, env: () => Record<string, string>, cle
       await cleanup();
     });
 
+    // biome-ignore lint/suspicious/noExplicitAny: an answer body of any shape, read loosely in assertions
     const refused = (answer: { status: number; body: any }, loc: (string | number)[]) => {
       expect(answer.status, JSON.stringify(answer.body)).toBe(422);
       expect(answer.body.detail.map((d: { loc: unknown }) => d.loc)).toContainEqual(loc);

@@ -419,7 +419,7 @@ export function describeAssistantsE2E(label: string, open: OpenStore): void {
         ]);
         const child = await client.assistants.getSubgraphs("nested", { namespace: "child" });
         expect(Object.keys(child)).toEqual(["child"]);
-        expect(Object.keys((child.child?.state_schema as { properties: object }).properties).sort()).toEqual(["steps", "topic"]);
+        expect(Object.keys((child.child!.state_schema as { properties: object }).properties).sort()).toEqual(["steps", "topic"]);
         const deep = await client.assistants.getSubgraphs("nested", { namespace: "child|grandchild", recurse: true });
         expect(Object.keys(deep)).toEqual(["child|grandchild"]);
       });

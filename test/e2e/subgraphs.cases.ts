@@ -2,7 +2,7 @@
 // pauses (interrupt() in it, and a breakpoint compiled into it), breakpoints naming subgraph nodes,
 // state updates on a graph built by a factory of the config, every ThreadTask field, the
 // `lifecycle` stream mode and strict resume. Written once, run on each backend.
-import { Client, type Interrupt, type ThreadState, type ThreadTask } from "@langchain/langgraph-sdk";
+import type { Client, Interrupt, ThreadState, ThreadTask } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGantry } from "../support/gantry-process.js";
 import type { GantryStore, OpenStore } from "./backends.js";

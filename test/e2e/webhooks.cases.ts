@@ -99,7 +99,7 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
       expect(hook!.path).toBe("/hooks/done?token=abc");
       expect(hook!.headers["content-type"]).toBe("application/json");
       expect(hook!.headers["x-static"]).toBe("static-value");
-      expect(hook!.headers["authorization"]).toBe("Bearer tok-123");
+      expect(hook!.headers.authorization).toBe("Bearer tok-123");
       expect(hook!.headers["webhook-id"]).toMatch(UUID);
       expect(hook!.json).toMatchObject({
         run_id: run.run_id,

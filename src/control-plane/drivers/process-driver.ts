@@ -55,7 +55,7 @@ export class ProcessDriver implements Driver {
 
   acquire(revisionId: string): Lease | undefined {
     const instance = this.running.get(revisionId);
-    if (!instance || instance.state !== "healthy" || !instance.url) return undefined;
+    if (instance?.state !== "healthy" || !instance.url) return undefined;
     instance.inFlight++;
     let released = false;
     return {

@@ -57,7 +57,7 @@ export const ThreadPatchBody = z
   })
   .strict();
 
-const EXTRACT_PATH = /^(values|metadata|config|interrupts)(\.[A-Za-z0-9_\-]+|\[-?\d+\])*$/;
+const EXTRACT_PATH = /^(values|metadata|config|interrupts)(\.[A-Za-z0-9_-]+|\[-?\d+\])*$/;
 
 const filterFields = {
   metadata: optional(jsonFilter),

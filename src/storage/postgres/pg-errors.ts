@@ -30,7 +30,7 @@ export const isLockTimeout = (err: unknown): boolean => sqlState(err) === LOCK_N
 export function isUnreachable(err: unknown): boolean {
   const code = sqlState(err);
   if (code !== undefined && (code.startsWith("08") || UNAVAILABLE_STATES.has(code) || UNREACHABLE_SOCKET_CODES.has(code))) return true;
-  if ((err as { errors?: unknown } | null)?.errors instanceof Array) return (err as AggregateError).errors.some(isUnreachable);
+  if (Array.isArray((err as { errors?: unknown } | null)?.errors)) return (err as AggregateError).errors.some(isUnreachable);
   const message = err instanceof Error ? err.message : "";
   return UNREACHABLE_MESSAGES.some((pattern) => pattern.test(message));
 }

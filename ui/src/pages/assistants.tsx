@@ -60,7 +60,7 @@ function AssistantDetail({ client, assistantId }: { client: Client; assistantId:
         <>
           <div class="title-row">
             <h2>{assistant.data.name}</h2>
-            <button onClick={newThread} disabled={creating}>
+            <button type="button" onClick={newThread} disabled={creating}>
               {creating ? "Creating…" : "New thread with this assistant"}
             </button>
           </div>

@@ -24,7 +24,7 @@ export function ThreadPage({ client, threadId, assistantId }: { client: Client; 
         </h2>
         <div class="row">
           {thread.data && <Status status={thread.data.status} />}
-          <button class="secondary" onClick={refresh} disabled={thread.loading}>
+          <button type="button" class="secondary" onClick={refresh} disabled={thread.loading}>
             {thread.loading ? "Refreshing…" : "Refresh"}
           </button>
         </div>

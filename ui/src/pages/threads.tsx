@@ -68,7 +68,7 @@ export function ThreadsPage({ client }: { client: Client }) {
     <section class="panel">
       <div class="title-row">
         <h2>Threads</h2>
-        <button onClick={newThread}>New thread</button>
+        <button type="button" onClick={newThread}>New thread</button>
       </div>
       <form class="filters" onSubmit={search}>
         <label>
@@ -128,7 +128,7 @@ export function ThreadsPage({ client }: { client: Client }) {
         </div>
       )}
       {more && (
-        <button class="secondary" disabled={loading} onClick={() => void load(filter, threads?.length ?? 0)}>
+        <button type="button" class="secondary" disabled={loading} onClick={() => void load(filter, threads?.length ?? 0)}>
           Load more
         </button>
       )}

@@ -170,10 +170,10 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
       return rows[0] ? rowToRevision(rows[0]) : undefined;
     },
     async listRevisions(deploymentId, statuses, limit, offset) {
-      const filter = statuses && statuses.length ? "AND status = ANY($4::text[])" : "";
+      const filter = statuses?.length ? "AND status = ANY($4::text[])" : "";
       const { rows } = await pool.query(
         `SELECT ${REVISION_COLUMNS} FROM revisions WHERE deployment_id = $1 ${filter} ORDER BY seq DESC LIMIT $2 OFFSET $3`,
-        statuses && statuses.length ? [deploymentId, limit, offset, statuses] : [deploymentId, limit, offset],
+        statuses?.length ? [deploymentId, limit, offset, statuses] : [deploymentId, limit, offset],
       );
       return rows.map(rowToRevision);
     },

@@ -166,7 +166,7 @@ export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & {
       return row ? rowToRevision(row) : undefined;
     },
     async listRevisions(deploymentId, statuses, limit, offset) {
-      const filter = statuses && statuses.length ? `AND status IN (${statuses.map(() => "?").join(", ")})` : "";
+      const filter = statuses?.length ? `AND status IN (${statuses.map(() => "?").join(", ")})` : "";
       const rows = db
         .prepare(`SELECT ${REVISION_COLUMNS} FROM revisions WHERE deployment_id = ? ${filter} ORDER BY seq DESC LIMIT ? OFFSET ?`)
         .all(deploymentId, ...(statuses ?? []), limit, offset) as Row[];
