@@ -46,8 +46,11 @@ describe("webhook config", () => {
     expect(() => loadWebhookConfig(project({}), { GANTRY_WEBHOOK_TIMEOUT_MS: "soon" })).toThrow(/GANTRY_WEBHOOK_TIMEOUT_MS is invalid/);
   });
 
-  it("refuses an unknown key under webhooks.url at load time", () => {
-    expect(() => project({ webhooks: { url: { allow_everything: true } } })).toThrow(/invalid at 'webhooks.url'/);
+  it("ignores an unknown key under webhooks.url, naming it for the start-up warning, and keeps the policy", () => {
+    const config = project({ webhooks: { url: { allow_everything: true, require_https: true } } });
+    expect(config.ignoredKeys.unknown).toEqual(["webhooks.url.allow_everything"]);
+    expect(loadWebhookConfig(config, {}).policy).toEqual(expect.objectContaining({ require_https: true }));
+    expect(loadWebhookConfig(config, {}).policy).not.toHaveProperty("allow_everything");
   });
 });
 

@@ -60,17 +60,20 @@ export function mountRoutes(app: Hono<AppEnv>, routes: RouteSpec[], options: { v
   for (const spec of routes) {
     app.on(spec.method.toUpperCase(), spec.path, async (c) => {
       c.set("routePattern", spec.path);
-      checkPathParams(c.req.param());
+      // The Agent Server's limits (domain/limits.ts) answer in sentences; the control-plane API's
+      // schemas hold its fields to its own rules and answer in its list form.
+      const limits = options.validation !== "list";
+      if (limits) checkPathParams(c.req.param());
       const parse = <S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query") =>
         options.validation === "list"
           ? parseAsList(schema, value, where)
           : parseWith(schema, value, where, (fields) => options.log?.debug("ignored unknown fields", { request_id: c.get("requestId"), route: spec.path, where, fields }));
       let body: unknown;
       if (spec.body) {
-        const raw = await readJson(c);
+        const raw = await readJson(c, { limits });
         body = parse(spec.body, raw === undefined && spec.bodyOptional ? {} : raw, "body");
       }
-      const query = spec.query ? parse(spec.query, queryObject(c, spec.listQuery ?? []), "query") : undefined;
+      const query = spec.query ? parse(spec.query, queryObject(c, spec.listQuery ?? [], { limits }), "query") : undefined;
       return spec.handler(c, { body, query });
     });
   }

@@ -40,21 +40,21 @@ function mostSpecific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
  * Reads the body as JSON whatever its Content-Type (the platform is as lenient); empty means {}.
  * Nesting and strings are held to what both storage backends can keep (domain/limits.ts).
  */
-export async function readJson(c: Context): Promise<unknown> {
+export async function readJson(c: Context, options: { limits: boolean } = { limits: true }): Promise<unknown> {
   const parsed = bodyParsedByUserApp(c);
   if (parsed) return parsed.catch((err: unknown) => {
     throw new GantryError("malformed", `The request body is not valid JSON: ${(err as Error).message}`);
   });
   const text = await readBodyText(c);
   if (text.trim() === "") return undefined;
-  if (jsonTextTooDeep(text)) throw invalid(`The request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and lists`);
+  if (options.limits && jsonTextTooDeep(text)) throw invalid(`The request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and lists`);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
     throw new GantryError("malformed", `The request body is not valid JSON: ${(err as Error).message}`);
   }
-  checkStorableJson(value, "body");
+  if (options.limits) checkStorableJson(value, "body");
   return value;
 }
 
@@ -111,11 +111,11 @@ export function uuidParam(c: Context, name: string): string {
  * Python SDK (httpx) sends a parameter it has no value for as `key=` (join_stream's
  * `stream_mode=`), where the JS SDK leaves the key out.
  */
-export function queryObject(c: Context, listKeys: readonly string[]): Record<string, unknown> {
+export function queryObject(c: Context, listKeys: readonly string[], options: { limits: boolean } = { limits: true }): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const all = c.req.queries();
   for (const [key, values] of Object.entries(all)) {
-    for (const text of [key, ...values]) {
+    for (const text of options.limits ? [key, ...values] : []) {
       const problem = unstorableText(text);
       if (problem) throw invalid(`Query parameter '${key}' ${problem}`);
     }
