@@ -25,6 +25,8 @@ export interface WorkerOptions {
   sweepMs: number;
   maxAttempts: number;
   timeoutMs: number;
+  /** See ExecutionContext.unresumableRetainMs. */
+  unresumableRetainMs: number;
 }
 
 interface ActiveRun {
@@ -216,6 +218,7 @@ export class Worker {
       cancelAction: () => entry.action,
       handingOff: () => entry.handOff === true,
       timeoutMs: this.options.timeoutMs,
+      unresumableRetainMs: this.options.unresumableRetainMs,
       ...(this.deps.webhooks ? { webhooks: this.deps.webhooks } : {}),
     })
       .catch((err: unknown) => (isUnavailable(err) ? this.requeueAfterOutage(run, err) : this.deps.log.error("run execution failed unexpectedly", { run_id: run.run_id, err })))
