@@ -199,22 +199,34 @@ export function describeStoreE2E(label: string, open: OpenStore): void {
       });
 
       it("restarts an item's ttl when a read asks for it or says nothing (refresh_on_read defaults to true), and not otherwise", async () => {
+        const { client } = gantry;
         const ns = [own()];
         const searched = [...ns, "searched"];
-        await gantry.client.store.putItem(ns, "refreshed", {}, { ttl: 0.03 });
-        await gantry.client.store.putItem(ns, "by-default", {}, { ttl: 0.03 });
-        await gantry.client.store.putItem(ns, "plain", {}, { ttl: 0.03 });
-        await gantry.client.store.putItem(searched, "found", {}, { ttl: 0.03 });
-        // The refresh must come measurably after the put, so the expiries differ by this much.
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-        expect(await gantry.client.store.getItem(ns, "refreshed", { refreshTtl: true })).not.toBeNull();
-        expect(await gantry.client.store.getItem(ns, "by-default")).not.toBeNull();
-        expect((await gantry.client.store.searchItems(searched, { refreshTtl: true })).items).toHaveLength(1);
-        expect((await gantry.client.store.searchItems(ns, { refreshTtl: false })).items).toHaveLength(4);
-        await eventually("the unrefreshed item to expire", async () => ((await gantry.client.store.getItem(ns, "plain", { refreshTtl: false })) === null ? true : undefined));
-        expect(await gantry.client.store.getItem(ns, "refreshed", { refreshTtl: false })).not.toBeNull();
-        expect(await gantry.client.store.getItem(ns, "by-default", { refreshTtl: false })).not.toBeNull();
-        expect(await gantry.client.store.getItem(searched, "found", { refreshTtl: false })).not.toBeNull();
+        await client.store.putItem(ns, "refreshed", {}, { ttl: 1 });
+        await client.store.putItem(ns, "by-default", {}, { ttl: 1 });
+        await client.store.putItem(ns, "plain", {}, { ttl: 1 });
+        await client.store.putItem(searched, "found", {}, { ttl: 1 });
+        // Every put was stamped before `refreshFrom` and every refresh at or after it (the server
+        // runs on this machine's clock), so one minute past it the unrefreshed item has expired and
+        // the refreshed ones have not. The storage is read at that instant instead of waiting for it.
+        await nextMillisecond();
+        const refreshFrom = Date.now();
+        expect(await client.store.getItem(ns, "refreshed", { refreshTtl: true })).not.toBeNull();
+        expect(await client.store.getItem(ns, "by-default")).not.toBeNull();
+        expect((await client.store.searchItems(searched, { refreshTtl: true })).items).toHaveLength(1);
+        expect((await client.store.searchItems(ns, { refreshTtl: false })).items).toHaveLength(4);
+
+        const storage = await gantry.store.openStorage();
+        try {
+          const at = new Date(refreshFrom + 60_000 - 1);
+          const liveAt = async (namespace: string[], key: string) => (await storage.store.get(namespace, key, { refreshTtl: false }, at)) !== null;
+          expect(await liveAt(ns, "plain")).toBe(false);
+          expect(await liveAt(ns, "refreshed")).toBe(true);
+          expect(await liveAt(ns, "by-default")).toBe(true);
+          expect(await liveAt(searched, "found")).toBe(true);
+        } finally {
+          await storage.close();
+        }
       });
     });
 
