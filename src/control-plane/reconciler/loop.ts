@@ -73,10 +73,12 @@ export class Reconciler {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    // Before the builds are aborted: what their ends wake must not start another tick.
+    const ticking = this.ticks.stop();
     clearInterval(this.timer);
     clearInterval(this.pushTimer);
     for (const build of this.builds.values()) build.controller.abort(new Error("the control plane is stopping"));
-    await this.ticks.stop();
+    await ticking;
   }
 
   private async tick(): Promise<void> {
