@@ -27,4 +27,10 @@ describe("gantry serve configuration", () => {
     expect(config.queue).toMatchObject({ leaseMs: 1500, heartbeatMs: 750, sweepMs: 500 });
     expect(config.redis.keyPrefix).toBe("a:");
   });
+
+  it("keeps the events of a run that did not ask for stream_resumable 10 s, or as long as GANTRY_UNRESUMABLE_RETAIN_MS says", () => {
+    expect(loadServeConfig({ config: CONFIG }, BOTH, false).queue.unresumableRetainMs).toBe(10_000);
+    expect(loadServeConfig({ config: CONFIG }, { ...BOTH, GANTRY_UNRESUMABLE_RETAIN_MS: "250" }, false).queue.unresumableRetainMs).toBe(250);
+    expect(() => loadServeConfig({ config: CONFIG }, { ...BOTH, GANTRY_UNRESUMABLE_RETAIN_MS: "soon" }, false)).toThrow(/GANTRY_UNRESUMABLE_RETAIN_MS is invalid/);
+  });
 });

@@ -89,6 +89,8 @@ export interface QueueConfig {
   maxAttempts: number;
   /** How long shutdown waits for running runs (BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS). */
   shutdownGraceMs: number;
+  /** How long a run that did not ask for stream_resumable keeps its events once it has ended. */
+  unresumableRetainMs: number;
 }
 
 const EnvSchema = z.object({
@@ -113,6 +115,8 @@ const EnvSchema = z.object({
   BG_JOB_MAX_ATTEMPTS: z.coerce.number().int().positive().default(3),
   RESUMABLE_STREAM_TTL_SECONDS: z.coerce.number().positive().default(120),
   GANTRY_CRON_CLOCK_FILE: z.string().min(1).optional(),
+  // For tests: the 10 s a run that did not ask for stream_resumable keeps its events (execute-run.ts).
+  GANTRY_UNRESUMABLE_RETAIN_MS: z.coerce.number().int().positive().default(10_000),
   // Lease timings: a run's lease lapses GANTRY_RUN_LEASE_MS after its worker last renewed it.
   GANTRY_RUN_LEASE_MS: z.coerce.number().int().positive().default(30_000),
   GANTRY_RUN_HEARTBEAT_MS: z.coerce.number().int().positive().default(10_000),
@@ -193,6 +197,7 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
       sweepMs: e.GANTRY_RUN_SWEEP_MS,
       maxAttempts: e.BG_JOB_MAX_ATTEMPTS,
       shutdownGraceMs: e.BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS * 1000,
+      unresumableRetainMs: e.GANTRY_UNRESUMABLE_RETAIN_MS,
     },
     streamRetentionMs: e.RESUMABLE_STREAM_TTL_SECONDS * 1000,
     cron: {

@@ -36,18 +36,18 @@ export interface ExecutionContext {
   handingOff?: () => boolean;
   /** Ends the run with `timeout` after this many ms (BG_JOB_TIMEOUT_SECS). */
   timeoutMs: number;
+  /**
+   * A run that did not ask for stream_resumable keeps its events this long once it has ended: time
+   * for a client whose stream dropped near the end to reconnect with Last-Event-ID and miss nothing,
+   * not for replays later (joins then answer from the stored outcome, as the reference server's
+   * do). 10 s unless configured (QueueConfig): keeping every run's events the full
+   * RESUMABLE_STREAM_TTL_SECONDS (120 s) held up to 30,000 runs' worth in the heap under sequential
+   * waits (see docs/decisions.md for what that cost).
+   */
+  unresumableRetainMs: number;
   /** Absent with http.disable_webhooks; `recorded` wakes the delivery loop after a webhook was written. */
   webhooks?: { recorded: () => void };
 }
-
-/**
- * A run that did not ask for stream_resumable keeps its events this long once it has ended: time
- * for a client whose stream dropped near the end to reconnect with Last-Event-ID and miss nothing,
- * not for replays later (joins then answer from the stored outcome, as the reference server's
- * do). Keeping every run's events the full RESUMABLE_STREAM_TTL_SECONDS (120 s) held up to 30,000
- * runs' worth in the heap under sequential waits (see docs/decisions.md for what that cost).
- */
-const UNRESUMABLE_RETAIN_MS = 10_000;
 
 export class RunTimeoutError extends Error {
   constructor(seconds: number) {
@@ -182,7 +182,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   const recorded = await storage.runs.finish(run.run_id, ctx.workerId, outcome);
   if (!recorded) runLog.warn("run outcome not recorded: the lease was lost to another worker");
   else if (outcome.webhook) ctx.webhooks?.recorded();
-  await events.end(run.run_id, kwargs.resumable ? {} : { retainMs: UNRESUMABLE_RETAIN_MS });
+  await events.end(run.run_id, kwargs.resumable ? {} : { retainMs: ctx.unresumableRetainMs });
   if (await following()) {
     await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: outcome.status } });
     if (!outcome.delete_thread) {

@@ -7,6 +7,7 @@ import type { RunSlot } from "../domain/runs.js";
 import { isUnavailable } from "../errors.js";
 import type { MessageBus } from "../events/event-bus.js";
 import type { RunEventLog } from "../events/run-event-log.js";
+import { wakeLoop } from "../events/wake-loop.js";
 import type { Logger } from "../logging.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { Storage } from "../storage/ports.js";
@@ -24,6 +25,8 @@ export interface WorkerOptions {
   sweepMs: number;
   maxAttempts: number;
   timeoutMs: number;
+  /** See ExecutionContext.unresumableRetainMs. */
+  unresumableRetainMs: number;
 }
 
 interface ActiveRun {
@@ -47,8 +50,11 @@ export class Worker {
   /** Claiming, from start() until shutdown or stopClaiming(). */
   private started = false;
   private stopping = false;
-  private filling: Promise<void> | null = null;
-  private refill = false;
+  // Storage logs an outage once; repeating it at every poll would bury everything else.
+  private readonly claims = wakeLoop(
+    () => this.fill(),
+    (err) => this.deps.log[isUnavailable(err) ? "debug" : "warn"]("claiming runs failed; will retry at the next poll", { err }),
+  );
   private wakeTimer: NodeJS.Timeout | null = null;
   /** Polling and sweeping: stopped as soon as shutdown begins. */
   private readonly timers: NodeJS.Timeout[] = [];
@@ -95,18 +101,7 @@ export class Worker {
 
   /** Claims as many runs as there are free slots. Calls while a fill is under way coalesce into one more. */
   wake(): void {
-    if (this.stopping) return;
-    if (this.filling) {
-      this.refill = true;
-      return;
-    }
-    this.filling = this.fill().finally(() => {
-      this.filling = null;
-      if (this.refill) {
-        this.refill = false;
-        this.wake();
-      }
-    });
+    this.claims.wake();
   }
 
   /** A free slot for a run created here, or undefined when every slot is taken or the worker stops. */
@@ -162,7 +157,7 @@ export class Worker {
     this.stopping = true;
     for (const t of this.timers) clearInterval(t);
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    await this.filling;
+    await this.claims.stop();
   }
 
   /** Stops claiming, waits up to graceMs for running runs, then hands back or interrupts what is left. */
@@ -185,26 +180,21 @@ export class Worker {
   }
 
   private async fill(): Promise<void> {
-    const { storage, log } = this.deps;
-    try {
-      // One read says whether any run is due before a claim opens a write transaction; most wake-ups
-      // (a run of this worker ending, say) find nothing to do.
-      let next = await storage.runs.nextAvailableAt();
-      if (next !== null && next.getTime() <= Date.now()) {
-        let claimed = false;
-        while (!this.stopping && this.active.size + this.reserved < this.options.concurrency) {
-          const run = await storage.runs.claim(this.options.workerId, this.options.leaseMs, new Date());
-          if (!run) break;
-          this.launch(run);
-          claimed = true;
-        }
-        if (claimed) next = await storage.runs.nextAvailableAt();
+    const { storage } = this.deps;
+    // One read says whether any run is due before a claim opens a write transaction; most wake-ups
+    // (a run of this worker ending, say) find nothing to do.
+    let next = await storage.runs.nextAvailableAt();
+    if (next !== null && next.getTime() <= Date.now()) {
+      let claimed = false;
+      while (!this.stopping && this.active.size + this.reserved < this.options.concurrency) {
+        const run = await storage.runs.claim(this.options.workerId, this.options.leaseMs, new Date());
+        if (!run) break;
+        this.launch(run);
+        claimed = true;
       }
-      this.scheduleNextDelayed(next);
-    } catch (err) {
-      // Storage logs an outage once; repeating it at every poll would bury everything else.
-      log[isUnavailable(err) ? "debug" : "warn"]("claiming runs failed; will retry at the next poll", { err });
+      if (claimed) next = await storage.runs.nextAvailableAt();
     }
+    this.scheduleNextDelayed(next);
   }
 
   private launch(run: ClaimedRun): void {
@@ -228,6 +218,7 @@ export class Worker {
       cancelAction: () => entry.action,
       handingOff: () => entry.handOff === true,
       timeoutMs: this.options.timeoutMs,
+      unresumableRetainMs: this.options.unresumableRetainMs,
       ...(this.deps.webhooks ? { webhooks: this.deps.webhooks } : {}),
     })
       .catch((err: unknown) => (isUnavailable(err) ? this.requeueAfterOutage(run, err) : this.deps.log.error("run execution failed unexpectedly", { run_id: run.run_id, err })))

@@ -4,6 +4,7 @@
 // what other processes recorded and what a retry's backoff made due.
 import type { WebhookConfig } from "../config/webhook-config.js";
 import { isUnavailable } from "../errors.js";
+import { wakeLoop } from "../events/wake-loop.js";
 import type { Logger } from "../logging.js";
 import type { WebhookDelivery, WebhookOutbox } from "../storage/webhook-ports.js";
 import { GANTRY_VERSION } from "../version.js";
@@ -28,8 +29,11 @@ export class WebhookDeliveryLoop {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
   private stopping = false;
-  private filling: Promise<void> | null = null;
-  private refill = false;
+  // Storage logs an outage once; repeating it at every poll would bury everything else.
+  private readonly claims = wakeLoop(
+    () => this.fill(),
+    (err) => this.deps.log[isUnavailable(err) ? "debug" : "warn"]("claiming webhook deliveries failed; will retry at the next poll", { err }),
+  );
   private pollTimer: NodeJS.Timeout | null = null;
   private dueTimer: NodeJS.Timeout | null = null;
 
@@ -59,18 +63,7 @@ export class WebhookDeliveryLoop {
   }
 
   wake(): void {
-    if (this.stopping) return;
-    if (this.filling) {
-      this.refill = true;
-      return;
-    }
-    this.filling = this.fill().finally(() => {
-      this.filling = null;
-      if (this.refill) {
-        this.refill = false;
-        this.wake();
-      }
-    });
+    this.claims.wake();
   }
 
   /** Stops claiming and ends attempts under way; they are recorded as due again at once. */
@@ -78,7 +71,7 @@ export class WebhookDeliveryLoop {
     this.stopping = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.dueTimer) clearTimeout(this.dueTimer);
-    await this.filling;
+    await this.claims.stop();
     this.abort.abort();
     await Promise.all(this.inFlight.values());
   }
@@ -86,23 +79,18 @@ export class WebhookDeliveryLoop {
   private async fill(): Promise<void> {
     const { outbox, log } = this.deps;
     const capacity = (this.options.concurrency ?? 10) - this.inFlight.size;
-    try {
-      if (capacity > 0) {
-        for (const delivery of await outbox.claimDue(this.options.owner, this.leaseMs, new Date(), capacity)) {
-          const done = this.deliver(delivery)
-            .catch((err: unknown) => log.error("webhook delivery failed unexpectedly", { delivery_id: delivery.delivery_id, err }))
-            .finally(() => {
-              this.inFlight.delete(delivery.delivery_id);
-              this.wake();
-            });
-          this.inFlight.set(delivery.delivery_id, done);
-        }
+    if (capacity > 0) {
+      for (const delivery of await outbox.claimDue(this.options.owner, this.leaseMs, new Date(), capacity)) {
+        const done = this.deliver(delivery)
+          .catch((err: unknown) => log.error("webhook delivery failed unexpectedly", { delivery_id: delivery.delivery_id, err }))
+          .finally(() => {
+            this.inFlight.delete(delivery.delivery_id);
+            this.wake();
+          });
+        this.inFlight.set(delivery.delivery_id, done);
       }
-      await this.scheduleNextDue();
-    } catch (err) {
-      // Storage logs an outage once; repeating it at every poll would bury everything else.
-      log[isUnavailable(err) ? "debug" : "warn"]("claiming webhook deliveries failed; will retry at the next poll", { err });
     }
+    await this.scheduleNextDue();
   }
 
   /** A retry due before the next poll gets a timer of its own, so short backoffs are kept. */

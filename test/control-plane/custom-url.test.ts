@@ -2,20 +2,8 @@
 // revision at the root path, through the SDK as through any HTTP client.
 import { Client } from "@langchain/langgraph-sdk";
 import { request } from "node:http";
-import { rmSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  API_KEY,
-  api,
-  controlPlaneDataDir,
-  createBody,
-  createFixtureRepo,
-  revisionSettles,
-  startControlPlane,
-  type Api,
-  type FixtureRepo,
-  type RunningControlPlane,
-} from "./support.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { API_KEY, createBody, revisionSettles, useControlPlane } from "./support.js";
 
 /** fetch() always sends the URL's own Host; node:http sends the one given. */
 function withHost(baseUrl: string, host: string, path: string, headers: Record<string, string> = { "X-Api-Key": API_KEY }): Promise<{ status: number; body: string }> {
@@ -31,31 +19,20 @@ function withHost(baseUrl: string, host: string, path: string, headers: Record<s
 }
 
 describe("control plane: custom_url host routing", { timeout: 120_000 }, () => {
-  let repo: FixtureRepo;
-  let cp: RunningControlPlane;
-  let client: Api;
+  const suite = useControlPlane();
   let port: string;
   let deploymentId: string;
   const name = `custom-${Date.now()}`;
   const customHost = `agent-${Date.now()}.example.test`;
 
-  beforeAll(async () => {
-    repo = createFixtureRepo();
-    repo.commit("v1");
-    cp = await startControlPlane(controlPlaneDataDir());
-    client = api(cp.url);
-    port = new URL(cp.url).port;
-  });
-
-  afterAll(async () => {
-    await cp?.stop();
-    repo?.remove();
-    if (cp) rmSync(cp.dataDir, { recursive: true, force: true });
+  beforeAll(() => {
+    suite.repo.commit("v1");
+    port = new URL(suite.cp.url).port;
   });
 
   it("refuses a custom_url that is not an http(s) origin, or is the control plane's own address, with 422", async () => {
     for (const bad of ["not a url", "ftp://agent.example.test", "https://agent.example.test/some/path", "https://user:pw@agent.example.test", `http://127.0.0.1:${port}`]) {
-      const response = await client.call("POST", "/v2/deployments", createBody(name, repo.url, { source_config: { repo_url: repo.url, custom_url: bad } }));
+      const response = await suite.client.call("POST", "/v2/deployments", createBody(name, suite.repo.url, { source_config: { repo_url: suite.repo.url, custom_url: bad } }));
       expect(response.status, bad).toBe(422);
       expect(response.body.detail[0].loc).toEqual(["body", "source_config", "custom_url"]);
     }
@@ -64,11 +41,11 @@ describe("control plane: custom_url host routing", { timeout: 120_000 }, () => {
   it("serves the deployment to the SDK at its custom_url, streams included", async () => {
     // localhost reaches the same socket as 127.0.0.1 with another Host header: a host of its own.
     const customUrl = `http://localhost:${port}`;
-    const created = await client.call("POST", "/v2/deployments", createBody(name, repo.url, { source_config: { repo_url: repo.url, custom_url: customUrl } }));
+    const created = await suite.client.call("POST", "/v2/deployments", createBody(name, suite.repo.url, { source_config: { repo_url: suite.repo.url, custom_url: customUrl } }));
     expect(created.status).toBe(201);
     deploymentId = created.body.id;
     expect(created.body.source_config.custom_url).toBe(customUrl);
-    expect((await revisionSettles(client, deploymentId, created.body.latest_revision_id)).status).toBe("DEPLOYED");
+    expect((await revisionSettles(suite.client, deploymentId, created.body.latest_revision_id)).status).toBe("DEPLOYED");
 
     const sdk = new Client({ apiUrl: customUrl, apiKey: API_KEY });
     expect(((await sdk.runs.wait(null, "agent", { input: { input: "hi" } })) as { reply: string }).reply).toBe("v1:hi");
@@ -80,29 +57,29 @@ describe("control plane: custom_url host routing", { timeout: 120_000 }, () => {
   });
 
   it("routes by Host alone: every path of the custom host is the deployment's, with the control plane's key", async () => {
-    const patched = await client.call("PATCH", `/v2/deployments/${deploymentId}`, { source_config: { custom_url: `https://${customHost}` } });
+    const patched = await suite.client.call("PATCH", `/v2/deployments/${deploymentId}`, { source_config: { custom_url: `https://${customHost}` } });
     expect(patched.status).toBe(200);
     expect(patched.body.source_config.custom_url).toBe(`https://${customHost}`);
     // Only the address changed: no new revision.
     expect(patched.body.latest_revision_id).toBe(patched.body.active_revision_id);
 
-    const info = await withHost(cp.url, customHost, "/info");
+    const info = await withHost(suite.cp.url, customHost, "/info");
     expect(info.status).toBe(200);
     expect(JSON.parse(info.body)).toHaveProperty("version");
-    expect((await withHost(cp.url, `${customHost}:443`, "/info")).status).toBe(200);
+    expect((await withHost(suite.cp.url, `${customHost}:443`, "/info")).status).toBe(200);
     // The control plane's own host has no /info, and the old custom host is no longer routed.
-    expect((await withHost(cp.url, `127.0.0.1:${port}`, "/info")).status).toBe(404);
-    expect((await withHost(cp.url, `localhost:${port}`, "/info")).status).toBe(404);
-    expect((await withHost(cp.url, customHost, "/info", {})).status).toBe(401);
+    expect((await withHost(suite.cp.url, `127.0.0.1:${port}`, "/info")).status).toBe(404);
+    expect((await withHost(suite.cp.url, `localhost:${port}`, "/info")).status).toBe(404);
+    expect((await withHost(suite.cp.url, customHost, "/info", {})).status).toBe(401);
   });
 
   it("keeps one deployment per host, and clears the address with an empty string", async () => {
-    const taken = await client.call("POST", "/v2/deployments", createBody(`${name}-2`, repo.url, { source_config: { repo_url: repo.url, custom_url: `http://${customHost}` } }));
+    const taken = await suite.client.call("POST", "/v2/deployments", createBody(`${name}-2`, suite.repo.url, { source_config: { repo_url: suite.repo.url, custom_url: `http://${customHost}` } }));
     expect(taken.status).toBe(409);
     expect(taken.body.detail).toContain(customHost);
 
-    const cleared = await client.call("PATCH", `/v2/deployments/${deploymentId}`, { source_config: { custom_url: "" } });
-    expect(cleared.body.source_config.custom_url).toBe(`${cp.url}/deployments/${deploymentId}`);
-    expect((await withHost(cp.url, customHost, "/info")).status).toBe(404);
+    const cleared = await suite.client.call("PATCH", `/v2/deployments/${deploymentId}`, { source_config: { custom_url: "" } });
+    expect(cleared.body.source_config.custom_url).toBe(`${suite.cp.url}/deployments/${deploymentId}`);
+    expect((await withHost(suite.cp.url, customHost, "/info")).status).toBe(404);
   });
 });

@@ -2,10 +2,9 @@
 // exit code, the URL on stdout and the progress and log tail on stderr.
 import { Client } from "@langchain/langgraph-sdk";
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_KEY, BROKEN_GRAPH, REPO_ROOT, controlPlaneDataDir, createFixtureRepo, startControlPlane, type FixtureRepo, type RunningControlPlane } from "./support.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { API_KEY, BROKEN_GRAPH, REPO_ROOT, useControlPlane } from "./support.js";
 
 function gantryDeploy(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
@@ -23,34 +22,25 @@ function gantryDeploy(args: string[], env: Record<string, string> = {}): Promise
 }
 
 describe("gantry deploy", { timeout: 90_000 }, () => {
-  let repo: FixtureRepo;
-  let cp: RunningControlPlane;
-  const common = () => ["--url", cp.url, "--name", "cli-agent", "--poll-interval", "0.2", "--timeout", "80"];
+  const suite = useControlPlane();
+  const common = () => ["--url", suite.cp.url, "--name", "cli-agent", "--poll-interval", "0.2", "--timeout", "80"];
 
-  beforeAll(async () => {
-    repo = createFixtureRepo();
-    repo.commit("v1");
-    cp = await startControlPlane(controlPlaneDataDir());
-  });
-
-  afterAll(async () => {
-    await cp?.stop();
-    repo?.remove();
-    if (cp) rmSync(cp.dataDir, { recursive: true, force: true });
+  beforeAll(() => {
+    suite.repo.commit("v1");
   });
 
   it("creates the deployment, shows each status, prints the URL and exits 0", async () => {
-    const result = await gantryDeploy([...common(), "--repo-url", repo.url, "--secret", "FIXTURE_SECRET"], { GANTRY_API_KEY: API_KEY, FIXTURE_SECRET: "from-env" });
+    const result = await gantryDeploy([...common(), "--repo-url", suite.repo.url, "--secret", "FIXTURE_SECRET"], { GANTRY_API_KEY: API_KEY, FIXTURE_SECRET: "from-env" });
     expect(result.code, result.stderr).toBe(0);
     for (const status of ["BUILDING", "DEPLOYING", "DEPLOYED"]) expect(result.stderr).toContain(status);
     const url = result.stdout.trim();
-    expect(url).toMatch(new RegExp(`^${cp.url}/deployments/[0-9a-f-]{36}$`));
+    expect(url).toMatch(new RegExp(`^${suite.cp.url}/deployments/[0-9a-f-]{36}$`));
     const answer = (await new Client({ apiUrl: url, apiKey: API_KEY }).runs.wait(null, "agent", { input: { input: "ci" } })) as { reply: string; secret: string };
     expect(answer).toMatchObject({ reply: "v1:ci", secret: "from-env" });
   });
 
   it("exits 1 with the tail of the build log when the new commit fails to build", async () => {
-    repo.commit("broken", { "src/agent.ts": BROKEN_GRAPH });
+    suite.repo.commit("broken", { "src/agent.ts": BROKEN_GRAPH });
     const result = await gantryDeploy(common(), { GANTRY_API_KEY: API_KEY });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("BUILD_FAILED");
@@ -59,9 +49,9 @@ describe("gantry deploy", { timeout: 90_000 }, () => {
   });
 
   it("sets the deployment's custom URL with --custom-url and prints it, and the SDK reaches the new revision there", async () => {
-    repo.commit("v2");
+    suite.repo.commit("v2");
     // Another name for this machine: the control plane routes it by Host, apart from its own address.
-    const customUrl = cp.url.replace("127.0.0.1", "localhost");
+    const customUrl = suite.cp.url.replace("127.0.0.1", "localhost");
     const result = await gantryDeploy([...common(), "--custom-url", customUrl], { GANTRY_API_KEY: API_KEY });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe(customUrl);
@@ -70,7 +60,7 @@ describe("gantry deploy", { timeout: 90_000 }, () => {
   });
 
   it("exits 2 when a new deployment has no --repo-url, and 1 when the key is refused", async () => {
-    expect((await gantryDeploy(["--url", cp.url, "--name", "never-created"], { GANTRY_API_KEY: API_KEY })).code).toBe(2);
+    expect((await gantryDeploy(["--url", suite.cp.url, "--name", "never-created"], { GANTRY_API_KEY: API_KEY })).code).toBe(2);
     const refused = await gantryDeploy(common(), { GANTRY_API_KEY: "wrong" });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("403");

@@ -2,30 +2,15 @@
 // Agent Server through the router with @langchain/langgraph-sdk, roll out a new commit while a
 // client keeps calling, survive a broken commit, roll back with redeploy, delete.
 import { Client } from "@langchain/langgraph-sdk";
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  API_KEY,
-  BROKEN_GRAPH,
-  api,
-  controlPlaneDataDir,
-  createBody,
-  createFixtureRepo,
-  revisionSettles,
-  startControlPlane,
-  waitFor,
-  type Api,
-  type FixtureRepo,
-  type RunningControlPlane,
-} from "./support.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { API_KEY, BROKEN_GRAPH, createBody, revisionSettles, useControlPlane, waitFor } from "./support.js";
 
 const SECRET_VALUE = "s3cret-value-" + Math.random().toString(36).slice(2);
 
 describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_000 }, () => {
-  let repo: FixtureRepo;
-  let cp: RunningControlPlane;
-  let client: Api;
+  const suite = useControlPlane();
   let deploymentId: string;
   let firstRevision: string;
   let firstSha: string;
@@ -33,28 +18,19 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_00
   const seen: string[] = [];
 
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await client.call(method, path, body);
+    const response = await suite.client.call(method, path, body);
     seen.push(JSON.stringify(response.body));
     return response;
   };
-  const sdk = () => new Client({ apiUrl: `${cp.url}/deployments/${deploymentId}`, apiKey: API_KEY });
+  const sdk = () => new Client({ apiUrl: `${suite.cp.url}/deployments/${deploymentId}`, apiKey: API_KEY });
   const ask = async (input: string) => (await sdk().runs.wait(null, "agent", { input: { input } })) as { reply: string; secret: string };
 
-  beforeAll(async () => {
-    repo = createFixtureRepo();
-    firstSha = repo.commit("v1");
-    cp = await startControlPlane(controlPlaneDataDir());
-    client = api(cp.url);
-  });
-
-  afterAll(async () => {
-    await cp?.stop();
-    repo?.remove();
-    if (cp) rmSync(cp.dataDir, { recursive: true, force: true });
+  beforeAll(() => {
+    firstSha = suite.repo.commit("v1");
   });
 
   it("creates a deployment whose first revision builds, deploys and answers the SDK through the router", async () => {
-    const created = await call("POST", "/v2/deployments", createBody("flow-agent", repo.url, { secrets: [{ name: "FIXTURE_SECRET", value: SECRET_VALUE }] }));
+    const created = await call("POST", "/v2/deployments", createBody("flow-agent", suite.repo.url, { secrets: [{ name: "FIXTURE_SECRET", value: SECRET_VALUE }] }));
     expect(created.status).toBe(201);
     expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.body.latest_revision_id).toBeTruthy();
@@ -65,13 +41,13 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_00
     const listed = await call("GET", `/v2/deployments/${deploymentId}/revisions`);
     expect(listed.body.resources[0].id).toBe(firstRevision);
 
-    const revision = await revisionSettles(client, deploymentId, firstRevision);
+    const revision = await revisionSettles(suite.client, deploymentId, firstRevision);
     expect(revision.status).toBe("DEPLOYED");
     expect(revision.source_revision_config.repo_commit_sha).toBe(firstSha);
 
     const deployment = await call("GET", `/v2/deployments/${deploymentId}`);
     expect(deployment.body).toMatchObject({ status: "READY", active_revision_id: firstRevision, latest_revision_id: firstRevision });
-    expect(deployment.body.source_config.custom_url).toBe(`${cp.url}/deployments/${deploymentId}`);
+    expect(deployment.body.source_config.custom_url).toBe(`${suite.cp.url}/deployments/${deploymentId}`);
 
     const answer = await ask("hello");
     expect(answer.reply).toBe("v1:hello");
@@ -85,11 +61,11 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_00
     await call("GET", `/v2/deployments/${deploymentId}/revisions/${firstRevision}`);
     for (const type of ["build", "deploy"]) await call("GET", `/v2/deployments/${deploymentId}/revisions/${firstRevision}/logs?type=${type}&limit=1000`);
     expect(seen.join("\n")).not.toContain(SECRET_VALUE);
-    expect(cp.output()).not.toContain(SECRET_VALUE);
+    expect(suite.cp.output()).not.toContain(SECRET_VALUE);
   });
 
   it("streams SSE through the router event by event", async () => {
-    const gate = join(cp.dataDir, `gate-${Date.now()}`);
+    const gate = join(suite.cp.dataDir, `gate-${Date.now()}`);
     const seenSteps: string[][] = [];
     for await (const chunk of sdk().runs.stream(null, "gated", { input: { gate }, streamMode: "values" })) {
       if (chunk.event !== "values") continue;
@@ -111,7 +87,7 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_00
   });
 
   it("rolls a PATCH out as a second revision while a client calling throughout sees no failure", async () => {
-    repo.commit("v2");
+    suite.repo.commit("v2");
     let calling = true;
     const replies: string[] = [];
     const failures: unknown[] = [];
@@ -134,7 +110,7 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_00
     const head = await call("GET", `/v2/deployments/${deploymentId}/revisions?limit=1`);
     expect(head.body.resources[0].id).toBe(second);
 
-    expect((await revisionSettles(client, deploymentId, second)).status).toBe("DEPLOYED");
+    expect((await revisionSettles(suite.client, deploymentId, second)).status).toBe("DEPLOYED");
     await waitFor("a reply from v2", async () => (replies.at(-1) === "v2:ping" ? true : undefined));
     calling = false;
     await caller;
@@ -144,10 +120,10 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_00
   });
 
   it("leaves the previous revision serving when a commit fails to build", async () => {
-    repo.commit("v3", { "src/agent.ts": BROKEN_GRAPH });
+    suite.repo.commit("v3", { "src/agent.ts": BROKEN_GRAPH });
     const patched = await call("PATCH", `/v2/deployments/${deploymentId}`, { source_revision_config: { repo_ref: "main" } });
     const broken = patched.body.latest_revision_id;
-    expect((await revisionSettles(client, deploymentId, broken)).status).toBe("BUILD_FAILED");
+    expect((await revisionSettles(suite.client, deploymentId, broken)).status).toBe("BUILD_FAILED");
     const logs = await call("GET", `/v2/deployments/${deploymentId}/revisions/${broken}/logs?type=build&order=desc&limit=5`);
     expect(logs.body.logs.map((l: { message: string }) => l.message).join("\n")).toContain("this graph fails on import");
     expect((await ask("still")).reply).toBe("v2:still");
@@ -158,10 +134,10 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_00
   it("leaves the previous revision serving when the new server fails to start (DEPLOY_FAILED)", async () => {
     // The graphs import, so the build passes; the server then refuses to start on its missing http.app.
     const config = { graphs: { agent: "./src/agent.ts:graph" }, http: { app: "./src/missing-app.ts:app" } };
-    repo.commit("v4", { "langgraph.json": JSON.stringify(config) });
+    suite.repo.commit("v4", { "langgraph.json": JSON.stringify(config) });
     const patched = await call("PATCH", `/v2/deployments/${deploymentId}`, { source_revision_config: { repo_ref: "main" } });
     const failing = patched.body.latest_revision_id;
-    expect((await revisionSettles(client, deploymentId, failing)).status).toBe("DEPLOY_FAILED");
+    expect((await revisionSettles(suite.client, deploymentId, failing)).status).toBe("DEPLOY_FAILED");
     const logs = await call("GET", `/v2/deployments/${deploymentId}/revisions/${failing}/logs?type=deploy&limit=100`);
     expect(logs.body.logs.map((l: { message: string }) => l.message).join("\n")).toContain("http.app");
     expect((await ask("still")).reply).toBe("v2:still");
@@ -171,7 +147,7 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_00
     const redeployed = await call("POST", `/v2/deployments/${deploymentId}/revisions/${firstRevision}/redeploy`);
     expect(redeployed.status).toBe(200);
     const rollback = redeployed.body.latest_revision_id;
-    const revision = await revisionSettles(client, deploymentId, rollback);
+    const revision = await revisionSettles(suite.client, deploymentId, rollback);
     expect(revision.status).toBe("DEPLOYED");
     expect(revision.source_revision_config.repo_commit_sha).toBe(firstSha);
     const answer = await ask("back");
@@ -180,8 +156,8 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_00
 
   it("deletes the deployment: 204, then its server and records are gone", async () => {
     expect((await call("DELETE", `/v2/deployments/${deploymentId}`)).status).toBe(204);
-    await waitFor("the deployment to be purged", async () => ((await client.call("GET", `/v2/deployments/${deploymentId}`)).status === 404 ? true : undefined));
-    const routed = await fetch(`${cp.url}/deployments/${deploymentId}/ok`, { headers: { "X-Api-Key": API_KEY } });
+    await waitFor("the deployment to be purged", async () => ((await suite.client.call("GET", `/v2/deployments/${deploymentId}`)).status === 404 ? true : undefined));
+    const routed = await fetch(`${suite.cp.url}/deployments/${deploymentId}/ok`, { headers: { "X-Api-Key": API_KEY } });
     expect(routed.status).toBe(404);
   });
 });

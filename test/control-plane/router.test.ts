@@ -4,11 +4,11 @@
 // project with an http.app using hono's compress(). The same deployment shows that git never sees
 // the deployment's secrets while its install command does.
 import { execFileSync } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_KEY, api, controlPlaneDataDir, createBody, createFixtureRepo, revisionSettles, startControlPlane, type Api, type FixtureRepo, type RunningControlPlane } from "./support.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { API_KEY, createBody, revisionSettles, useControlPlane } from "./support.js";
 
 const APP = `// The project's own routes beside the Agent Server's.
 import { gzipSync } from "node:zlib";
@@ -52,39 +52,28 @@ function raw(url: string, headers: Record<string, string>): Promise<RawAnswer> {
 }
 
 describe("control plane router: encodings and headers", { timeout: 120_000 }, () => {
-  let repo: FixtureRepo;
-  let cp: RunningControlPlane;
-  let client: Api;
+  const suite = useControlPlane();
   let base: string;
   let traceFile: string;
 
   beforeAll(async () => {
-    repo = createFixtureRepo();
-    repo.commit("v1", {
+    suite.repo.commit("v1", {
       "src/app.ts": APP,
       "langgraph.json": JSON.stringify({ graphs: { agent: "./src/agent.ts:graph" }, http: { app: "./src/app.ts:app" } }),
     });
-    cp = await startControlPlane(controlPlaneDataDir());
-    client = api(cp.url);
-    traceFile = join(cp.dataDir, "git-trace.txt");
-    const created = await client.call(
+    traceFile = join(suite.cp.dataDir, "git-trace.txt");
+    const created = await suite.client.call(
       "POST",
       "/v2/deployments",
-      createBody("router-agent", repo.url, {
-        source_config: { repo_url: repo.url, install_command: 'echo "install sees GIT_TRACE=$GIT_TRACE"' },
+      createBody("router-agent", suite.repo.url, {
+        source_config: { repo_url: suite.repo.url, install_command: 'echo "install sees GIT_TRACE=$GIT_TRACE"' },
         // Had git run with the secrets, it would write its trace here.
         secrets: [{ name: "GIT_TRACE", value: traceFile }],
       }),
     );
     expect(created.status).toBe(201);
-    expect((await revisionSettles(client, created.body.id, created.body.latest_revision_id, 90_000)).status).toBe("DEPLOYED");
-    base = `${cp.url}/deployments/${created.body.id}`;
-  });
-
-  afterAll(async () => {
-    await cp?.stop();
-    repo?.remove();
-    if (cp) rmSync(cp.dataDir, { recursive: true, force: true });
+    expect((await revisionSettles(suite.client, created.body.id, created.body.latest_revision_id, 90_000)).status).toBe("DEPLOYED");
+    base = `${suite.cp.url}/deployments/${created.body.id}`;
   });
 
   it("hands compress()'d and always-gzipped answers to curl --compressed readable", () => {
@@ -129,7 +118,7 @@ describe("control plane router: encodings and headers", { timeout: 120_000 }, ()
     expect(seen["x-kept-request"]).toBe("yes");
     expect(seen["x-forwarded-for"]).toMatch(/^(::ffff:)?127\.0\.0\.1$|^::1$/);
     expect(seen["x-forwarded-proto"]).toBe("http");
-    expect(seen["x-forwarded-host"]).toBe(new URL(cp.url).host);
+    expect(seen["x-forwarded-host"]).toBe(new URL(suite.cp.url).host);
   });
 
   it("drops hop-by-hop response headers, those its Connection names included", async () => {
@@ -141,9 +130,9 @@ describe("control plane router: encodings and headers", { timeout: 120_000 }, ()
   });
 
   it("gives secrets to the install command but never to git", async () => {
-    const { body } = await client.call("GET", "/v2/deployments?name_contains=router-agent");
+    const { body } = await suite.client.call("GET", "/v2/deployments?name_contains=router-agent");
     const deployment = body.resources[0];
-    const logs = await client.call("GET", `/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}/logs?type=build&limit=1000`);
+    const logs = await suite.client.call("GET", `/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}/logs?type=build&limit=1000`);
     expect(logs.body.logs.map((l: { message: string }) => l.message)).toContain(`install sees GIT_TRACE=${traceFile}`);
     expect(existsSync(traceFile)).toBe(false);
   });

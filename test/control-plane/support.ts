@@ -1,5 +1,5 @@
 // Shared by the control-plane tests: a local bare git repository holding a small TypeScript graph
-// project, and `gantry control-plane` as a real child process.
+// project, `gantry control-plane` as a real child process, and both together for a suite.
 //
 // The fixture's package.json has no dependencies and no lock file, so builds install nothing. Its
 // graph imports @langchain/langgraph by ordinary Node resolution: the control plane's data dir (and
@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const BIN = join(REPO_ROOT, "bin", "gantry.js");
@@ -166,7 +167,54 @@ export async function startControlPlane(dataDir: string, env: Record<string, str
   return { url, dataDir, output: () => output, stop: () => signal("SIGTERM"), kill: () => signal("SIGKILL") };
 }
 
+export interface ControlPlaneSuite {
+  /** The fixture project, with nothing committed yet: each suite commits what it deploys. */
+  readonly repo: FixtureRepo;
+  readonly cp: RunningControlPlane;
+  /** The /v2 API with the suite's API key. */
+  readonly client: Api;
+}
+
+/**
+ * A fixture repository and a control plane on a data dir of its own, for the describe block this
+ * is called in: started before its tests, stopped and removed after them.
+ */
+export function useControlPlane(env: Record<string, string> = {}): ControlPlaneSuite {
+  let repo: FixtureRepo | undefined;
+  let cp: RunningControlPlane | undefined;
+  let client: Api | undefined;
+
+  beforeAll(async () => {
+    repo = createFixtureRepo();
+    cp = await startControlPlane(controlPlaneDataDir(), env);
+    client = api(cp.url);
+  });
+
+  afterAll(async () => {
+    await cp?.stop();
+    repo?.remove();
+    if (cp) rmSync(cp.dataDir, { recursive: true, force: true });
+  });
+
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("The suite's control plane was read before its beforeAll hook started it");
+    return value;
+  };
+  return {
+    get repo() {
+      return started(repo);
+    },
+    get cp() {
+      return started(cp);
+    },
+    get client() {
+      return started(client);
+    },
+  };
+}
+
 export interface Api {
+  // biome-ignore lint/suspicious/noExplicitAny: the control plane's JSON answers, read loosely by the tests
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
 }
 

@@ -2,11 +2,11 @@
 // over raw HTTP on one backend: each is a 4xx whose detail names the limit or the key, and the
 // limits themselves (domain/limits.ts) still let through what is just inside them.
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_FILTER_ENTRIES, MAX_JSON_DEPTH, MAX_NAMESPACE_LABELS } from "../../src/domain/limits.js";
-import type { RunningGantry } from "../support/gantry-process.js";
-import type { GantryStore, OpenStore } from "./backends.js";
+import type { OpenStore } from "./backends.js";
 import { GRAPHS_CONFIG } from "./fixture-paths.js";
+import { useGantry } from "./fixture.js";
 import { detailOf, request, type RawResponse } from "./http.js";
 
 /** JSON text of `{"a": {"a": ... 1}}`, `levels` objects deep, built without recursion. */
@@ -19,20 +19,9 @@ function expectRefused(response: RawResponse, status: number, mentions: string):
 
 export function describeHostileInputE2E(backend: string, open: OpenStore): void {
   describe(`hostile input on ${backend}`, () => {
-    let store: GantryStore;
-    let server: RunningGantry;
+    const gantry = useGantry(open, GRAPHS_CONFIG);
 
-    beforeAll(async () => {
-      store = await open();
-      server = await store.start(GRAPHS_CONFIG);
-    });
-
-    afterAll(async () => {
-      await server?.stop();
-      await store?.dispose();
-    });
-
-    const send = (method: string, path: string, body?: unknown) => request(server.url, method, path, body === undefined ? {} : { body });
+    const send = (method: string, path: string, body?: unknown) => request(gantry.server.url, method, path, body === undefined ? {} : { body });
 
     describe("deep nesting", () => {
       const DEEP_FIELDS: Array<[method: string, path: string, wrap: (deep: string) => string]> = [
@@ -143,7 +132,7 @@ export function describeHostileInputE2E(backend: string, open: OpenStore): void 
     });
 
     it("answers 408 with a detail to a body that stops arriving, and closes the connection", async () => {
-      const { port, hostname } = new URL(server.url);
+      const { port, hostname } = new URL(gantry.server.url);
       const answer = await new Promise<string>((resolve, reject) => {
         const socket = connect(Number(port), hostname, () => {
           socket.write(`POST /threads HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);

@@ -2,12 +2,12 @@
 // pauses (interrupt() in it, and a breakpoint compiled into it), breakpoints naming subgraph nodes,
 // state updates on a graph built by a factory of the config, every ThreadTask field, the
 // `lifecycle` stream mode and strict resume. Written once, run on each backend.
-import type { Client, Interrupt, ThreadState, ThreadTask } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningGantry } from "../support/gantry-process.js";
-import type { GantryStore, OpenStore } from "./backends.js";
+import type { Interrupt, ThreadState, ThreadTask } from "@langchain/langgraph-sdk";
+import { describe, expect, it } from "vitest";
+import type { OpenStore } from "./backends.js";
 import { fixture } from "./fixture-paths.js";
-import { detailOf, request, sdkClient } from "./http.js";
+import { useGantry } from "./fixture.js";
+import { detailOf, request } from "./http.js";
 import { collect, framesNamed, names, RUNS_ENV, type Frame } from "./runs-support.js";
 
 /** editorial (a review subgraph that pauses twice), expenses (two parallel interrupts), greeter (a factory). */
@@ -27,26 +27,13 @@ const lifecycleOf = (frames: Frame[]) =>
 
 export function describeSubgraphsE2E(label: string, open: OpenStore): void {
   describe(`subgraphs, dynamic graphs, lifecycle and strict resume through the SDK (${label})`, () => {
-    let store: GantryStore;
-    let server: RunningGantry;
-    let client: Client;
-
-    beforeAll(async () => {
-      store = await open();
-      server = await store.start(SUBGRAPHS_CONFIG, RUNS_ENV);
-      client = sdkClient(server.url);
-    });
-
-    afterAll(async () => {
-      await server?.stop();
-      await store?.dispose();
-    });
+    const gantry = useGantry(open, SUBGRAPHS_CONFIG, RUNS_ENV);
 
     /** A thread whose editorial run waits in the review subgraph for the editor's verdict. */
     const awaitingVerdict = async () => {
-      const { thread_id } = await client.threads.create();
-      await client.runs.wait(thread_id, "editorial", { input: { topic: "otters" } });
-      const state = await client.threads.getState(thread_id);
+      const { thread_id } = await gantry.client.threads.create();
+      await gantry.client.runs.wait(thread_id, "editorial", { input: { topic: "otters" } });
+      const state = await gantry.client.threads.getState(thread_id);
       return { thread_id, interruptId: state.tasks[0]!.interrupts[0]!.id! };
     };
 
@@ -54,14 +41,14 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
       it("shows every ThreadTask field for a task interrupted inside its subgraph, and the subgraph's state when asked", async () => {
         const { thread_id } = await awaitingVerdict();
 
-        const flat = await client.threads.getState(thread_id);
+        const flat = await gantry.client.threads.getState(thread_id);
         expect(flat.next).toEqual(["review"]);
         const task = flat.tasks[0]!;
         expect(Object.keys(task).sort()).toEqual(TASK_FIELDS);
         expect(task).toMatchObject({ name: "review", path: ["__pregel_pull", "review"], error: null, result: null, state: null, interrupts: [{ value: { question: "Publish this draft?", draft: "All about otters." } }] });
         expect(task.checkpoint).toMatchObject({ thread_id, checkpoint_ns: expect.stringMatching(/^review:/) });
 
-        const deep = await client.threads.getState(thread_id, undefined, { subgraphs: true });
+        const deep = await gantry.client.threads.getState(thread_id, undefined, { subgraphs: true });
         const review = deep.tasks[0]!.state as ThreadState;
         expect(review).toMatchObject({ values: { draft: "All about otters.", notes: ["17 characters"] }, next: ["approve"] });
         expect(review.checkpoint.checkpoint_ns).toBe(task.checkpoint!.checkpoint_ns);
@@ -71,34 +58,34 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
         expect(approve).toMatchObject({ name: "approve", error: null, state: null, checkpoint: null });
         expect(approve.interrupts).toEqual(task.interrupts);
 
-        const thread = await client.threads.get(thread_id);
+        const thread = await gantry.client.threads.get(thread_id);
         expect(thread.status).toBe("interrupted");
         expect(thread.interrupts).toEqual({ [task.id]: task.interrupts });
       });
 
       it("stops at the breakpoint compiled into the subgraph after the verdict, then publishes", async () => {
         const { thread_id, interruptId } = await awaitingVerdict();
-        await client.runs.wait(thread_id, "editorial", { command: { resume: { [interruptId]: "approve" } } });
+        await gantry.client.runs.wait(thread_id, "editorial", { command: { resume: { [interruptId]: "approve" } } });
 
-        const gated = await client.threads.getState(thread_id, undefined, { subgraphs: true });
+        const gated = await gantry.client.threads.getState(thread_id, undefined, { subgraphs: true });
         expect(gated.next).toEqual(["review"]);
         const review = gated.tasks[0]!.state as ThreadState;
         expect(review).toMatchObject({ values: { verdict: "approve" }, next: ["publish"], tasks: [{ name: "publish", error: null, interrupts: [] }] });
-        expect((await client.threads.get(thread_id)).status).toBe("interrupted");
+        expect((await gantry.client.threads.get(thread_id)).status).toBe("interrupted");
 
-        const done = await client.runs.wait(thread_id, "editorial", { input: null });
+        const done = await gantry.client.runs.wait(thread_id, "editorial", { input: null });
         expect(done).toMatchObject({ topic: "otters", verdict: "approve", published: true });
-        expect((await client.threads.get(thread_id)).status).toBe("idle");
+        expect((await gantry.client.threads.get(thread_id)).status).toBe("idle");
       });
 
       it("carries a finished task's result beside the task still waiting in the same step", async () => {
-        const { thread_id } = await client.threads.create();
-        await client.runs.wait(thread_id, "expenses", { input: { amount: 120 } });
-        const waiting = await client.threads.getState(thread_id);
+        const { thread_id } = await gantry.client.threads.create();
+        await gantry.client.runs.wait(thread_id, "expenses", { input: { amount: 120 } });
+        const waiting = await gantry.client.threads.getState(thread_id);
         const manager = waiting.tasks.find((t) => t.name === "manager")!;
-        await client.runs.wait(thread_id, "expenses", { command: { resume: { [manager.interrupts[0]!.id!]: "yes" } } });
+        await gantry.client.runs.wait(thread_id, "expenses", { command: { resume: { [manager.interrupts[0]!.id!]: "yes" } } });
 
-        const state = await client.threads.getState(thread_id);
+        const state = await gantry.client.threads.getState(thread_id);
         const byName = Object.fromEntries(state.tasks.map((t) => [t.name, t])) as Record<string, ThreadTask>;
         expect(byName.manager).toMatchObject({ error: null, result: { approvals: ["manager: yes"] } });
         expect(byName.finance).toMatchObject({ error: null, interrupts: [{ value: { role: "finance" } }] });
@@ -108,21 +95,21 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
 
     describe("breakpoints naming subgraph nodes", () => {
       it("accepts interrupt_before and interrupt_after naming a node inside a subgraph, as the official server does", async () => {
-        const { thread_id } = await client.threads.create();
-        const run = await client.runs.create(thread_id, "editorial", {
+        const { thread_id } = await gantry.client.threads.create();
+        const run = await gantry.client.runs.create(thread_id, "editorial", {
           input: { topic: "owls" },
           interruptBefore: ["approve"],
           interruptAfter: ["check"],
         });
-        const output = await client.runs.join(thread_id, run.run_id);
+        const output = await gantry.client.runs.join(thread_id, run.run_id);
         expect(output).toMatchObject({ draft: "All about owls." });
-        expect((await client.runs.get(thread_id, run.run_id)).status).toBe("success");
-        expect((await client.threads.get(thread_id)).status).toBe("interrupted");
+        expect((await gantry.client.runs.get(thread_id, run.run_id)).status).toBe("success");
+        expect((await gantry.client.threads.get(thread_id)).status).toBe("interrupted");
       });
 
       it("still refuses a name that is in no graph, listing the nodes of the graph and its subgraphs", async () => {
-        const { thread_id } = await client.threads.create();
-        const response = await request(server.url, "POST", `/threads/${thread_id}/runs`, {
+        const { thread_id } = await gantry.client.threads.create();
+        const response = await request(gantry.server.url, "POST", `/threads/${thread_id}/runs`, {
           body: { assistant_id: "editorial", input: { topic: "owls" }, interrupt_before: ["aprove"] },
         });
         expect(response.status).toBe(422);
@@ -132,24 +119,24 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
 
     describe("a dynamic graph (a factory of the config)", () => {
       it("updates the state as a node of the graph the factory built for the thread's runs", async () => {
-        const { thread_id } = await client.threads.create();
-        const out = await client.runs.wait(thread_id, "greeter", { input: { name: "Ada" }, config: { configurable: { tone: "formal" } } });
+        const { thread_id } = await gantry.client.threads.create();
+        const out = await gantry.client.runs.wait(thread_id, "greeter", { input: { name: "Ada" }, config: { configurable: { tone: "formal" } } });
         expect(out).toMatchObject({ greeting: "Good day, Ada." });
 
-        await client.threads.updateState(thread_id, { values: { greeting: "Good evening, Ada." }, asNode: "bow" });
-        const state = await client.threads.getState(thread_id);
+        await gantry.client.threads.updateState(thread_id, { values: { greeting: "Good evening, Ada." }, asNode: "bow" });
+        const state = await gantry.client.threads.getState(thread_id);
         expect(state.values).toMatchObject({ greeting: "Good evening, Ada." });
         expect(state.metadata).toMatchObject({ source: "update" });
         expect(state.next).toEqual([]);
       });
 
       it("uses the graph of the thread's latest run: a casual thread has no formal node", async () => {
-        const { thread_id } = await client.threads.create();
-        await client.runs.wait(thread_id, "greeter", { input: { name: "Bo" } });
-        await client.threads.updateState(thread_id, { values: { greeting: "Yo Bo" }, asNode: "wave" });
-        expect((await client.threads.getState(thread_id)).values).toMatchObject({ greeting: "Yo Bo" });
+        const { thread_id } = await gantry.client.threads.create();
+        await gantry.client.runs.wait(thread_id, "greeter", { input: { name: "Bo" } });
+        await gantry.client.threads.updateState(thread_id, { values: { greeting: "Yo Bo" }, asNode: "wave" });
+        expect((await gantry.client.threads.getState(thread_id)).values).toMatchObject({ greeting: "Yo Bo" });
 
-        const response = await request(server.url, "POST", `/threads/${thread_id}/state`, { body: { values: { greeting: "x" }, as_node: "bow" } });
+        const response = await request(gantry.server.url, "POST", `/threads/${thread_id}/state`, { body: { values: { greeting: "x" }, as_node: "bow" } });
         expect(response.status).toBe(422);
         expect(detailOf(response)).toMatch(/bow/);
       });
@@ -157,9 +144,9 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
 
     describe("the lifecycle stream mode", () => {
       it("says when the review subgraph starts and is interrupted, then completes once resumed", async () => {
-        const { thread_id } = await client.threads.create();
+        const { thread_id } = await gantry.client.threads.create();
         const first = await collect(
-          client.runs.stream(thread_id, "editorial", { input: { topic: "bees" }, streamMode: ["lifecycle", "updates"], streamSubgraphs: true }),
+          gantry.client.runs.stream(thread_id, "editorial", { input: { topic: "bees" }, streamMode: ["lifecycle", "updates"], streamSubgraphs: true }),
         );
         const started = lifecycleOf(first);
         expect(started.map((e) => e.event)).toEqual(["started", "interrupted"]);
@@ -171,22 +158,22 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
         expect(order.indexOf(started[0]!.name)).toBeLessThan(order.findIndex((n) => n.startsWith("updates|review:")));
         expect(order.some((n) => n === "lifecycle" || n === "lifecycle|")).toBe(false);
 
-        const interruptId = ((await client.threads.getState(thread_id)).tasks[0]!.interrupts[0] as Interrupt).id!;
+        const interruptId = ((await gantry.client.threads.getState(thread_id)).tasks[0]!.interrupts[0] as Interrupt).id!;
         const verdict = await collect(
-          client.runs.stream(thread_id, "editorial", { command: { resume: { [interruptId]: "approve" } }, streamMode: ["lifecycle"], streamSubgraphs: true }),
+          gantry.client.runs.stream(thread_id, "editorial", { command: { resume: { [interruptId]: "approve" } }, streamMode: ["lifecycle"], streamSubgraphs: true }),
         );
         // Stopped at the breakpoint before `publish`: interrupted again, in the same namespace.
         expect(lifecycleOf(verdict).map((e) => [e.event, e.namespace])).toEqual([["started", namespace], ["interrupted", namespace]]);
 
-        const last = await collect(client.runs.stream(thread_id, "editorial", { input: null, streamMode: ["lifecycle"] }));
+        const last = await collect(gantry.client.runs.stream(thread_id, "editorial", { input: null, streamMode: ["lifecycle"] }));
         expect(lifecycleOf(last).map((e) => e.event)).toEqual(["started", "completed"]);
         expect(names(last).filter((n) => !n.startsWith("lifecycle|"))).toEqual(["metadata"]);
       });
 
       it("is a mode a run join stream can ask for", async () => {
-        const { thread_id } = await client.threads.create();
-        const run = await client.runs.create(thread_id, "editorial", { input: { topic: "ants" }, streamMode: ["lifecycle", "values"], streamResumable: true });
-        const joined = await collect(client.runs.joinStream(thread_id, run.run_id, { streamMode: ["lifecycle"], lastEventId: "-1" }));
+        const { thread_id } = await gantry.client.threads.create();
+        const run = await gantry.client.runs.create(thread_id, "editorial", { input: { topic: "ants" }, streamMode: ["lifecycle", "values"], streamResumable: true });
+        const joined = await collect(gantry.client.runs.joinStream(thread_id, run.run_id, { streamMode: ["lifecycle"], lastEventId: "-1" }));
         expect(lifecycleOf(joined).map((e) => e.event)).toEqual(["started", "interrupted"]);
         expect(framesNamed(joined, "values")).toEqual([]);
       });
@@ -194,18 +181,18 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
 
     describe("strict resume", () => {
       it("says so in /info", async () => {
-        const info = await request(server.url, "GET", "/info");
+        const info = await request(gantry.server.url, "GET", "/info");
         expect(info.json).toMatchObject({ flags: { strict_resume: true } });
       });
 
       it("refuses an answer naming an interrupt that is not waiting, and leaves the thread as it was", async () => {
         const { thread_id, interruptId } = await awaitingVerdict();
-        const before = await client.threads.getState(thread_id);
-        const threadBefore = await client.threads.get(thread_id);
+        const before = await gantry.client.threads.getState(thread_id);
+        const threadBefore = await gantry.client.threads.get(thread_id);
         const wrongId = "0123456789abcdef0123456789abcdef";
 
         const frames = await collect(
-          client.runs.stream(thread_id, "editorial", { command: { resume: { [wrongId]: "approve" } }, strictResume: true, streamMode: ["values"] }),
+          gantry.client.runs.stream(thread_id, "editorial", { command: { resume: { [wrongId]: "approve" } }, strictResume: true, streamMode: ["values"] }),
         );
         expect(names(frames)).toEqual(["metadata", "error"]);
         expect(framesNamed(frames, "error")[0]!.data).toEqual({
@@ -216,27 +203,27 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
           pending_ids: [interruptId],
         });
 
-        const runs = await client.runs.list(thread_id);
+        const runs = await gantry.client.runs.list(thread_id);
         expect(runs[0]!.status).toBe("error");
-        const after = await client.threads.getState(thread_id);
+        const after = await gantry.client.threads.getState(thread_id);
         expect(after.checkpoint.checkpoint_id).toBe(before.checkpoint.checkpoint_id);
         expect(after.tasks).toEqual(before.tasks);
-        const threadAfter = await client.threads.get(thread_id);
+        const threadAfter = await gantry.client.threads.get(thread_id);
         expect(threadAfter).toMatchObject({ status: "interrupted", values: threadBefore.values, interrupts: threadBefore.interrupts, error: null });
 
         // The interrupt still waiting takes its answer.
-        await client.runs.wait(thread_id, "editorial", { command: { resume: { [interruptId]: "approve" } }, strictResume: true });
-        expect((await client.threads.getState(thread_id, undefined, { subgraphs: true })).tasks[0]!.state).toMatchObject({ next: ["publish"] });
+        await gantry.client.runs.wait(thread_id, "editorial", { command: { resume: { [interruptId]: "approve" } }, strictResume: true });
+        expect((await gantry.client.threads.getState(thread_id, undefined, { subgraphs: true })).tasks[0]!.state).toMatchObject({ next: ["publish"] });
       });
 
       it("refuses a bare answer while two interrupts wait, then takes answers naming them one by one", async () => {
-        const { thread_id } = await client.threads.create();
-        await client.runs.wait(thread_id, "expenses", { input: { amount: 80 } });
-        const waiting = await client.threads.getState(thread_id);
+        const { thread_id } = await gantry.client.threads.create();
+        await gantry.client.runs.wait(thread_id, "expenses", { input: { amount: 80 } });
+        const waiting = await gantry.client.threads.getState(thread_id);
         const idOf = (role: string) => waiting.tasks.find((t) => t.name === role)!.interrupts[0]!.id!;
         const pending = [idOf("manager"), idOf("finance")].sort();
 
-        const refused = await client.runs.wait(thread_id, "expenses", { command: { resume: "yes" }, strictResume: true, raiseError: false });
+        const refused = await gantry.client.runs.wait(thread_id, "expenses", { command: { resume: "yes" }, strictResume: true, raiseError: false });
         expect(refused).toEqual({
           __error__: {
             error: "UnknownInterruptError",
@@ -246,24 +233,24 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
             pending_ids: pending,
           },
         });
-        expect((await client.threads.getState(thread_id)).checkpoint.checkpoint_id).toBe(waiting.checkpoint.checkpoint_id);
+        expect((await gantry.client.threads.getState(thread_id)).checkpoint.checkpoint_id).toBe(waiting.checkpoint.checkpoint_id);
 
-        await client.runs.wait(thread_id, "expenses", { command: { resume: { [idOf("manager")]: "yes" } }, strictResume: true });
+        await gantry.client.runs.wait(thread_id, "expenses", { command: { resume: { [idOf("manager")]: "yes" } }, strictResume: true });
         // Answered already (in another tab, say): the same interrupt answered again is refused.
-        const stale = await client.runs.wait(thread_id, "expenses", { command: { resume: { [idOf("manager")]: "no" } }, strictResume: true, raiseError: false });
+        const stale = await gantry.client.runs.wait(thread_id, "expenses", { command: { resume: { [idOf("manager")]: "no" } }, strictResume: true, raiseError: false });
         expect(stale).toMatchObject({ __error__: { reason: "not_pending", interrupt_ids: [idOf("manager")], pending_ids: [idOf("finance")] } });
 
-        const done = await client.runs.wait(thread_id, "expenses", { command: { resume: { [idOf("finance")]: "yes" } }, strictResume: true });
+        const done = await gantry.client.runs.wait(thread_id, "expenses", { command: { resume: { [idOf("finance")]: "yes" } }, strictResume: true });
         expect(done).toMatchObject({ approvals: expect.arrayContaining(["manager: yes", "finance: yes"]) });
-        expect((await client.threads.get(thread_id)).status).toBe("idle");
+        expect((await gantry.client.threads.get(thread_id)).status).toBe("idle");
       });
 
       it("does not refuse anything when the run did not ask for it", async () => {
-        const { thread_id } = await client.threads.create();
-        await client.runs.wait(thread_id, "expenses", { input: { amount: 5 } });
-        const run = await client.runs.create(thread_id, "expenses", { command: { resume: "yes" } });
-        await client.runs.join(thread_id, run.run_id);
-        expect((await client.runs.get(thread_id, run.run_id)).status).toBe("success");
+        const { thread_id } = await gantry.client.threads.create();
+        await gantry.client.runs.wait(thread_id, "expenses", { input: { amount: 5 } });
+        const run = await gantry.client.runs.create(thread_id, "expenses", { command: { resume: "yes" } });
+        await gantry.client.runs.join(thread_id, run.run_id);
+        expect((await gantry.client.runs.get(thread_id, run.run_id)).status).toBe("success");
       });
     });
   });

@@ -3,6 +3,7 @@
 // up the others). Statuses live in the database and builds in the cache, so a control plane killed
 // at any point resumes where it was on the next start.
 import { join } from "node:path";
+import { wakeLoop } from "../../events/wake-loop.js";
 import type { Logger } from "../../logging.js";
 import type { Builder, BuildKey, BuildRequest } from "../builder/builder.js";
 import { resolveRef } from "../builder/git.js";
@@ -42,8 +43,10 @@ export class Reconciler {
   private readonly prunePending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private pushTimer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
-  private again = false;
+  private readonly ticks = wakeLoop(
+    () => this.tick(),
+    (err) => this.deps.log.error("reconcile tick failed", { err }),
+  );
   private stopped = false;
   private checkingPushes = false;
   private pushChain: Promise<unknown> = Promise.resolve();
@@ -65,28 +68,17 @@ export class Reconciler {
 
   /** Plan again soon; calls while a tick runs coalesce into one more tick. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    this.ticking = this.tick()
-      .catch((err: unknown) => this.deps.log.error("reconcile tick failed", { err }))
-      .finally(() => {
-        this.ticking = undefined;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.ticks.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    // Before the builds are aborted: what their ends wake must not start another tick.
+    const ticking = this.ticks.stop();
     clearInterval(this.timer);
     clearInterval(this.pushTimer);
     for (const build of this.builds.values()) build.controller.abort(new Error("the control plane is stopping"));
-    await this.ticking;
+    await ticking;
   }
 
   private async tick(): Promise<void> {
