@@ -249,6 +249,7 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
 }
 
 /** Waits for a revision to reach a terminal status and returns it. */
+// biome-ignore lint/suspicious/noExplicitAny: the revision as the control plane answers it, read loosely by the tests
 export async function revisionSettles(client: Api, deploymentId: string, revisionId: string, timeoutMs = 60_000): Promise<any> {
   return waitFor(`revision ${revisionId} to settle`, async () => {
     const { body } = await client.call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
