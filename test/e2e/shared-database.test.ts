@@ -38,7 +38,7 @@ describe("gantry dev --shared-database", { timeout: 90_000 }, () => {
     const a = sdkClient(first.url);
     const firstFile = join(dir, "first.log");
     const thread = await a.threads.create();
-    const run = await a.runs.create(thread.thread_id, "steps", { input: { record_file: firstFile, pause_ms: 1_500 }, durability: "sync" });
+    const run = await a.runs.create(thread.thread_id, "steps", { input: { record_file: firstFile, pause_ms: 3_000 }, durability: "sync" });
     await runReaches(a, thread.thread_id, run.run_id, "running");
 
     const second = await startGantry({ config: CONFIG, dataDir, args: ["--shared-database"], env: ENV });
@@ -52,7 +52,7 @@ describe("gantry dev --shared-database", { timeout: 90_000 }, () => {
     const other = await a.threads.create();
     const later = await a.runs.create(other.thread_id, "steps", { input: { record_file: secondFile, pause_ms: 10 } });
     await runReaches(b, other.thread_id, later.run_id, "success", 20_000);
-    await runReaches(a, thread.thread_id, run.run_id, "success", 30_000);
+    await runReaches(a, thread.thread_id, run.run_id, "success", 45_000);
 
     const firstSteps = await recorded(firstFile);
     expect(firstSteps.map((s) => s.step)).toEqual(ALL_STEPS);
