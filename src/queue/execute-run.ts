@@ -3,6 +3,7 @@
 // storage call. A cancel aborts the graph through its AbortSignal; a rollback also removes the
 // checkpoints the run wrote. A later attempt (the run's worker died, or handed it back) resumes
 // from the run's last checkpoint instead of starting over.
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { isUnavailable } from "../errors.js";
 import { threadLogKey, type RunEventLog } from "../events/run-event-log.js";
@@ -103,6 +104,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     // The log always holds `values`, so /wait and /join can answer; readers filter by the modes asked.
     const modes = [...new Set<StreamMode>([...kwargs.stream_mode, "values"])];
     const finalState = finalStateWatcher();
+    let flushed = false;
     for await (const event of streamGraphRun(graph, {
       input: resume ? null : kwargs.input,
       ...(kwargs.command && !resume ? { command: kwargs.command } : {}),
@@ -121,6 +123,14 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     })) {
       finalState.see(event);
       await emit(event.event, event.data);
+      // Events the graph has already produced arrive as settled promises, so draining them never
+      // leaves the microtask queue, and Node uncorks a response's socket only on the next tick:
+      // the first event a reader wrote stayed in its socket until the run had emitted nearly
+      // everything. One turn of the event loop after the first event past the input state lets it go.
+      if (!flushed && event.event !== "values") {
+        flushed = true;
+        await nextTurn();
+      }
     }
     outcome = await successOutcome(finalState.settled(), graph, threadId);
     runLog.info("run finished", {
