@@ -69,8 +69,20 @@ async function main(): Promise<number> {
     const waitP50 = echo.rows[0]!;
     rows.push(
       ...echo.rows,
-      { metric: "in-process graph.invoke p50, echo, Gantry's SQLite checkpointer", unit: "ms", better: "lower", floor: echo.invokeP50, samples: { floor: echo.invokeSamples } },
-      { metric: "Gantry sequential runs.wait p50 minus in-process invoke p50", unit: "ms", better: "lower", gantry: waitP50.gantry! - echo.invokeP50, goal: { atMost: 2 } },
+      {
+        metric: "in-process graph.invoke p50, echo, Gantry's SQLite checkpointer",
+        unit: "ms",
+        better: "lower",
+        floor: echo.invokeP50,
+        samples: { floor: echo.invokeSamples },
+      },
+      {
+        metric: "Gantry sequential runs.wait p50 minus in-process invoke p50",
+        unit: "ms",
+        better: "lower",
+        gantry: waitP50.gantry! - echo.invokeP50,
+        goal: { atMost: 2 },
+      },
       { metric: "  of which the bare-HTTP round trip (floor p50)", unit: "ms", better: "lower", floor: waitP50.floor },
     );
     step("sequential runs.wait, ten-node chain");
@@ -99,14 +111,23 @@ async function main(): Promise<number> {
   };
   const table = markdownTable(rows);
   console.log(`\nGantry (gantry dev, embedded SQLite) vs the JS reference server (@langchain/langgraph-api, in memory), official SDK over HTTP`);
-  console.log(`machine: ${machine.cores} cores, ${machine.memory_gib} GiB, ${machine.node}; 1-min load during the run: mean ${machine.load_1m.mean}, max ${machine.load_1m.max}; ${seconds} s\n`);
+  console.log(
+    `machine: ${machine.cores} cores, ${machine.memory_gib} GiB, ${machine.node}; 1-min load during the run: mean ${machine.load_1m.mean}, max ${machine.load_1m.max}; ${seconds} s\n`,
+  );
   console.log(table);
   console.log(`\n${errorSummary(errors)}`);
   const resultsDir = fileURLToPath(new URL("results/", import.meta.url));
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(
     `${resultsDir}latest.json`,
-    resultJson(rows, errors, { benchmark: "compare", date: new Date().toISOString(), command: "npm run bench", seconds, machine, counts: { runs: runCounts, data: dataCounts } }),
+    resultJson(rows, errors, {
+      benchmark: "compare",
+      date: new Date().toISOString(),
+      command: "npm run bench",
+      seconds,
+      machine,
+      counts: { runs: runCounts, data: dataCounts },
+    }),
   );
   console.log("written: bench/results/latest.json");
   return errors.total() > 0 ? 1 : 0;

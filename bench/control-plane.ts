@@ -27,8 +27,7 @@ try {
   const cached = await follow(client, created.body.id, (await client.call("POST", `/v2/deployments/${created.body.id}/revisions`)).body.id);
   repo.commit("v2");
   const rollout = await follow(client, created.body.id, (await client.call("POST", `/v2/deployments/${created.body.id}/revisions`)).body.id);
-  const row = (name: string, t: Record<string, number>) =>
-    `| ${name} | ${t.DEPLOYING !== undefined ? t.DEPLOYING : "-"} | ${t.DEPLOYED} |`;
+  const row = (name: string, t: Record<string, number>) => `| ${name} | ${t.DEPLOYING !== undefined ? t.DEPLOYING : "-"} | ${t.DEPLOYED} |`;
   console.log("| revision | POST -> DEPLOYING (build) ms | POST -> DEPLOYED ms |\n|---|---|---|");
   console.log([row("first, cold build", cold), row("same commit, cached build", cached), row("new commit, rollout", rollout)].join("\n"));
   console.log(JSON.stringify({ cold, cached, rollout }));

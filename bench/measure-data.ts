@@ -41,7 +41,8 @@ export async function threadsWithMetadata(targets: Target[], counts: DataCounts,
         const t0 = performance.now();
         const found = await target.client.threads.search({ metadata: { user }, limit: 10 });
         searchTimes[target.name]!.push(performance.now() - t0);
-        if (found.length !== Math.min(10, userThreads(u)) || found.some((t) => t.metadata?.user !== user)) errors.add(target.name, `${metric}: search`, `${found.length} threads, users ${found.map((t) => t.metadata?.user).join(",")}`);
+        if (found.length !== Math.min(10, userThreads(u)) || found.some((t) => t.metadata?.user !== user))
+          errors.add(target.name, `${metric}: search`, `${found.length} threads, users ${found.map((t) => t.metadata?.user).join(",")}`);
       } catch (error) {
         errors.add(target.name, `${metric}: search`, describeError(error));
       }
@@ -50,7 +51,14 @@ export async function threadsWithMetadata(targets: Target[], counts: DataCounts,
   const rssAfter = Object.fromEntries(targets.map((t) => [t.name, t.server.rssMiB()]));
   const threadSamples = { gantry: counts.threads, reference: counts.threads };
   return [
-    { metric: `${metric}: created/s (${counts.concurrency} clients)`, unit: "threads/s", better: "higher", gantry: counts.threads / createSeconds.gantry!, reference: counts.threads / createSeconds.reference!, samples: threadSamples },
+    {
+      metric: `${metric}: created/s (${counts.concurrency} clients)`,
+      unit: "threads/s",
+      better: "higher",
+      gantry: counts.threads / createSeconds.gantry!,
+      reference: counts.threads / createSeconds.reference!,
+      samples: threadSamples,
+    },
     {
       metric: `${metric}: threads.search by metadata p50 (limit 10)`,
       unit: "ms",
@@ -98,7 +106,8 @@ export async function storeItems(targets: Target[], counts: DataCounts, errors: 
         const t0 = performance.now();
         const { items } = await target.client.store.searchItems(namespace, { filter: { group }, limit: 10 });
         searchTimes[target.name]!.push(performance.now() - t0);
-        if (items.length !== Math.min(10, Math.ceil(counts.storeItems / 50)) || items.some((item) => (item.value as { group?: string }).group !== group)) errors.add(target.name, `${metric}: search`, `${items.length} items for ${group}`);
+        if (items.length !== Math.min(10, Math.ceil(counts.storeItems / 50)) || items.some((item) => (item.value as { group?: string }).group !== group))
+          errors.add(target.name, `${metric}: search`, `${items.length} items for ${group}`);
       } catch (error) {
         errors.add(target.name, `${metric}: search`, describeError(error));
       }
@@ -106,8 +115,20 @@ export async function storeItems(targets: Target[], counts: DataCounts, errors: 
   });
   const opsPerSecond = (name: string, op: "put" | "get") => counts.storeItems / seconds[name]![op];
   return [
-    { metric: `${metric}: putItem (${counts.concurrency} clients)`, unit: "ops/s", better: "higher", gantry: opsPerSecond("gantry", "put"), reference: opsPerSecond("reference", "put") },
-    { metric: `${metric}: getItem (${counts.concurrency} clients)`, unit: "ops/s", better: "higher", gantry: opsPerSecond("gantry", "get"), reference: opsPerSecond("reference", "get") },
+    {
+      metric: `${metric}: putItem (${counts.concurrency} clients)`,
+      unit: "ops/s",
+      better: "higher",
+      gantry: opsPerSecond("gantry", "put"),
+      reference: opsPerSecond("reference", "put"),
+    },
+    {
+      metric: `${metric}: getItem (${counts.concurrency} clients)`,
+      unit: "ops/s",
+      better: "higher",
+      gantry: opsPerSecond("gantry", "get"),
+      reference: opsPerSecond("reference", "get"),
+    },
     {
       metric: `${metric}: searchItems with a filter p50 (limit 10)`,
       unit: "ms",

@@ -45,10 +45,14 @@ async function sequentialWaits(
   const participants: Participant[] = [];
   for (const target of targets) {
     const threadId = (await target.client.threads.create()).thread_id;
-    participants.push({ name: target.name, call: (message) => target.client.runs.wait(threadId, graph, { input: { message, steps: 0 } }) as Promise<{ message?: string }> });
+    participants.push({
+      name: target.name,
+      call: (message) => target.client.runs.wait(threadId, graph, { input: { message, steps: 0 } }) as Promise<{ message?: string }>,
+    });
   }
   const { floor, invoke } = extras;
-  if (floor) participants.push({ name: "floor", call: (message) => floor.runs.wait(null, graph, { input: { message, steps: 0 } }) as Promise<{ message?: string }> });
+  if (floor)
+    participants.push({ name: "floor", call: (message) => floor.runs.wait(null, graph, { input: { message, steps: 0 } }) as Promise<{ message?: string }> });
   if (invoke) participants.push({ name: "invoke", call: (message) => invoke.invoke(message) });
   // A reference wait takes about half a second: taking turns with it, Gantry sat idle for seconds
   // before each round and started every one cold (+0.6 ms p50 for rounds of 60 after 4.5 s idle,
@@ -69,8 +73,16 @@ async function sequentialWaits(
       }
     }
   };
-  await alternate(participants.filter((p) => p.name !== "reference"), ROUNDS, takeTurn);
-  await alternate(participants.filter((p) => p.name === "reference"), ROUNDS, takeTurn);
+  await alternate(
+    participants.filter((p) => p.name !== "reference"),
+    ROUNDS,
+    takeTurn,
+  );
+  await alternate(
+    participants.filter((p) => p.name === "reference"),
+    ROUNDS,
+    takeTurn,
+  );
   const rows = [50, 95, 99].map((p) => ({
     metric: `${metric} p${p}`,
     unit: "ms",
@@ -84,12 +96,19 @@ async function sequentialWaits(
   return { rows, times };
 }
 
-export async function sequentialEcho(targets: Target[], counts: RunCounts, errors: ErrorTally, floor: Client, invoke: InProcessEcho): Promise<SequentialEchoResult> {
+export async function sequentialEcho(
+  targets: Target[],
+  counts: RunCounts,
+  errors: ErrorTally,
+  floor: Client,
+  invoke: InProcessEcho,
+): Promise<SequentialEchoResult> {
   const { rows, times } = await sequentialWaits(targets, counts, errors, "echo", { floor, invoke });
   return { rows, invokeP50: percentile(times.invoke!, 50), invokeSamples: times.invoke!.length };
 }
 
-export const sequentialChain = async (targets: Target[], counts: RunCounts, errors: ErrorTally) => (await sequentialWaits(targets, counts, errors, "chain")).rows;
+export const sequentialChain = async (targets: Target[], counts: RunCounts, errors: ErrorTally) =>
+  (await sequentialWaits(targets, counts, errors, "chain")).rows;
 
 /** The in-process invoke gets the servers' warm-up time too, on its own: it serves nothing else. */
 export async function warmUpInProcess(invoke: InProcessEcho, seconds: number, errors: ErrorTally): Promise<void> {
@@ -247,7 +266,22 @@ export async function customStream(targets: Target[], counts: RunCounts, errors:
   });
   const samples = { gantry: perSecond.gantry!.length, reference: perSecond.reference!.length };
   return [
-    { metric: `${metric}: time to first event p50`, unit: "ms", better: "lower", gantry: percentile(firstEvent.gantry!, 50), reference: percentile(firstEvent.reference!, 50), samples },
-    { metric: `${metric}: events/s p50`, unit: "events/s", better: "higher", gantry: percentile(perSecond.gantry!, 50), reference: percentile(perSecond.reference!, 50), goal: { ratio: 2 }, samples },
+    {
+      metric: `${metric}: time to first event p50`,
+      unit: "ms",
+      better: "lower",
+      gantry: percentile(firstEvent.gantry!, 50),
+      reference: percentile(firstEvent.reference!, 50),
+      samples,
+    },
+    {
+      metric: `${metric}: events/s p50`,
+      unit: "events/s",
+      better: "higher",
+      gantry: percentile(perSecond.gantry!, 50),
+      reference: percentile(perSecond.reference!, 50),
+      goal: { ratio: 2 },
+      samples,
+    },
   ];
 }

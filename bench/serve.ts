@@ -59,7 +59,9 @@ async function startReplica(databaseUrl: string, prefix: string): Promise<Replic
 /** Runs/s of CONCURRENCY clients looping on stateless runs.wait, spread over the replicas. */
 async function throughput(replicas: Replica[]): Promise<{ perSecond: number; errors: number }> {
   const clients = replicas.map((r) => new Client({ apiUrl: r.url, callerOptions: { maxRetries: 0, maxConcurrency: CONCURRENCY } }));
-  await Promise.all(clients.flatMap((c) => Array.from({ length: WARMUP_RUNS / clients.length }, () => c.runs.wait(null, "echo", { input: { message: "warm" } }))));
+  await Promise.all(
+    clients.flatMap((c) => Array.from({ length: WARMUP_RUNS / clients.length }, () => c.runs.wait(null, "echo", { input: { message: "warm" } }))),
+  );
   let completed = 0;
   let errors = 0;
   const started = performance.now();

@@ -124,7 +124,11 @@ async function measure(
   const search = (prefix: string[], vector: number[]) =>
     store.search({ namespacePrefix: prefix, filter: parseStoreFilter({}), limit: 10, offset: 0, refreshTtl: false, queryVector: vector }, NOW);
   for (const kind of SEARCH_KINDS) {
-    const after = await time(SEARCHES.after, (n) => search(kind.prefix, queryVector(n)), () => search(kind.prefix, queryVector(-1)));
+    const after = await time(
+      SEARCHES.after,
+      (n) => search(kind.prefix, queryVector(n)),
+      () => search(kind.prefix, queryVector(-1)),
+    );
     rows.push(row(backend, items, kind.name, "after", after));
     const scanned = kind.prefix.length === 1 ? items : items / USERS;
     if (scanned > beforeItemsMax) {
@@ -196,13 +200,22 @@ async function benchSqlite(items: number): Promise<Row[]> {
 }
 
 async function loadPostgres(pool: pg.Pool, items: number): Promise<void> {
-  await pool.query(`CREATE TABLE bench_old_vectors (namespace TEXT COLLATE "C", key TEXT COLLATE "C", field TEXT, vector DOUBLE PRECISION[], norm DOUBLE PRECISION, PRIMARY KEY (namespace, key, field))`);
+  await pool.query(
+    `CREATE TABLE bench_old_vectors (namespace TEXT COLLATE "C", key TEXT COLLATE "C", field TEXT, vector DOUBLE PRECISION[], norm DOUBLE PRECISION, PRIMARY KEY (namespace, key, field))`,
+  );
   const BATCH = 1000;
   for (let from = 0; from < items; from += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, items - from) }, (_, j) => {
       const i = from + j;
       const v = embed(docText(i));
-      return { ns: `bench.${user(i)}`, key: `doc-${i}`, value: { text: docText(i), n: i }, at: new Date(NOW.getTime() - i * 1000).toISOString(), v, norm: norm(v) };
+      return {
+        ns: `bench.${user(i)}`,
+        key: `doc-${i}`,
+        value: { text: docText(i), n: i },
+        at: new Date(NOW.getTime() - i * 1000).toISOString(),
+        v,
+        norm: norm(v),
+      };
     });
     await pool.query(
       `WITH b AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS b(ns text, key text, value jsonb, at timestamptz, v jsonb, norm float8)),
@@ -262,6 +275,8 @@ for (const items of SIZES) {
   if (BACKENDS.includes("sqlite")) results.push(...(await benchSqlite(items)));
   if (BACKENDS.includes("postgres")) results.push(...((await benchPostgres(items)) ?? []));
 }
-console.log(`\nSemantic store search, ${DIMS} dimensions, limit 10; after: ${SEARCHES.after} searches, before: ${SEARCHES.before}; load ${loadavg()[0]!.toFixed(1)}`);
+console.log(
+  `\nSemantic store search, ${DIMS} dimensions, limit 10; after: ${SEARCHES.after} searches, before: ${SEARCHES.before}; load ${loadavg()[0]!.toFixed(1)}`,
+);
 console.table(results);
 console.log(JSON.stringify({ benchmark: "store-search", dims: DIMS, results }));

@@ -6,7 +6,10 @@ import { createLogger } from "./logging.js";
 function loggedBy(script: string): Array<Record<string, unknown>> {
   const source = `import { createLogger } from ${JSON.stringify(new URL("./logging.ts", import.meta.url).href)};\n${script}`;
   const output = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", source], { encoding: "utf8", cwd: process.cwd() });
-  return output.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  return output
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 describe("logger", () => {

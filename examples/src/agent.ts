@@ -21,10 +21,6 @@ function respond(state: z.infer<typeof State>) {
   };
 }
 
-export const graph = new StateGraph(State)
-  .addNode("respond", respond)
-  .addEdge(START, "respond")
-  .addEdge("respond", END)
-  .compile();
+export const graph = new StateGraph(State).addNode("respond", respond).addEdge(START, "respond").addEdge("respond", END).compile();
 
 graph.name = "agent";

@@ -54,7 +54,15 @@ describe("accessFor", () => {
   });
 
   it("turns an HTTPException into a rejection with its status and headers, and lets other errors through", async () => {
-    const throwing = (err: Error) => accessFor(hooksOf(new Auth().on("*", () => { throw err; })), user).authorize("store", "get", {});
+    const throwing = (err: Error) =>
+      accessFor(
+        hooksOf(
+          new Auth().on("*", () => {
+            throw err;
+          }),
+        ),
+        user,
+      ).authorize("store", "get", {});
     const rejection = await throwing(new HTTPException(402, { message: "Pay first", headers: { "x-price": "3" } })).catch((e: unknown) => e);
     expect(rejection).toBeInstanceOf(AuthRejection);
     expect(rejection).toMatchObject({ status: 402, message: "Pay first", headers: { "x-price": "3" } });

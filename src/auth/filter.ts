@@ -4,8 +4,7 @@
 import type { AuthCondition, AuthFilter } from "../storage/auth-filter.js";
 import type { Json } from "../storage/records.js";
 
-const isScalar = (v: unknown): v is string | number | boolean | null =>
-  v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+const isScalar = (v: unknown): v is string | number | boolean | null => v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";
 
 export function parseAuthFilter(returned: Record<string, unknown>, event: string): AuthFilter {
   const bad = (key: string, why: string) => new Error(`The auth handler for ${event} returned an unusable filter: '${key}' ${why}`);

@@ -121,18 +121,25 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const { created, drifted } = await ensureSystemAssistants(storage.assistants, graphs, config.graphDefaults);
   logger.info("graphs loaded", { graphs: graphs.ids(), system_assistants_created: created });
   const unknownGraphs = Object.keys(config.graphDefaults).filter((graphId) => !graphs.has(graphId));
-  if (unknownGraphs.length > 0) logger.warn("LANGGRAPH_CONFIG names graphs that langgraph.json does not have; their entries are ignored", { graphs: unknownGraphs });
+  if (unknownGraphs.length > 0)
+    logger.warn("LANGGRAPH_CONFIG names graphs that langgraph.json does not have; their entries are ignored", { graphs: unknownGraphs });
   if (drifted.length > 0) {
-    logger.warn("system assistants keep the config they were created with, which differs from LANGGRAPH_CONFIG now; update them through the API (the graph id is their assistant id) to apply it", {
-      graphs: drifted,
-    });
+    logger.warn(
+      "system assistants keep the config they were created with, which differs from LANGGRAPH_CONFIG now; update them through the API (the graph id is their assistant id) to apply it",
+      {
+        graphs: drifted,
+      },
+    );
   }
 
   const webhookMetrics = createWebhookMetrics();
   let selfUrl = "";
   const deliveries =
     config.webhooks.enabled && runsWorker
-      ? new WebhookDeliveryLoop({ outbox: storage.webhooks, log: logger, metrics: webhookMetrics }, config.webhooks, { owner: infra.workerId, selfUrl: () => selfUrl })
+      ? new WebhookDeliveryLoop({ outbox: storage.webhooks, log: logger, metrics: webhookMetrics }, config.webhooks, {
+          owner: infra.workerId,
+          selfUrl: () => selfUrl,
+        })
       : undefined;
   const worker = runsWorker
     ? new Worker(
@@ -182,7 +189,10 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   // interleaves them; on PostgreSQL eight at once fired 500 due crons 2.5 times faster (bench/crons.ts).
   const fireConcurrency = storage.backend === "sqlite" ? 1 : 8;
   const scheduler = runsWorker
-    ? new CronScheduler({ crons: storage.crons, fire: crons.fire, clock: cronClock, log: logger }, { pollMs: config.cron.pollMs, batch: 100, concurrency: fireConcurrency })
+    ? new CronScheduler(
+        { crons: storage.crons, fire: crons.fire, clock: cronClock, log: logger },
+        { pollMs: config.cron.pollMs, batch: 100, concurrency: fireConcurrency },
+      )
     : undefined;
 
   const typedSchemas = createTypedSchemaSource({
@@ -246,7 +256,8 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     : undefined;
 
   const storeSweepMinutes = storeConfig?.ttl?.sweep_interval_minutes;
-  const storeSweeper = storeSweepMinutes === undefined || !runsWorker ? undefined : startStoreTtlSweeper({ store, intervalMs: storeSweepMinutes * 60_000, log: logger });
+  const storeSweeper =
+    storeSweepMinutes === undefined || !runsWorker ? undefined : startStoreTtlSweeper({ store, intervalMs: storeSweepMinutes * 60_000, log: logger });
 
   const url = `${origin}${config.mountPrefix}`;
   selfUrl = url;

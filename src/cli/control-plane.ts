@@ -121,7 +121,9 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
     logger.warn("no API key configured: --dev accepts every call without one");
   }
 
-  const store = config.databaseUrl ? await openPostgresControlPlaneStore(config.databaseUrl, config.databaseSchema) : openSqliteControlPlaneStore(config.sqliteFile);
+  const store = config.databaseUrl
+    ? await openPostgresControlPlaneStore(config.databaseUrl, config.databaseSchema)
+    : openSqliteControlPlaneStore(config.sqliteFile);
   logger.info("storage ready", {
     backend: config.databaseUrl ? "postgres" : "sqlite",
     location: config.databaseUrl ? `schema ${config.databaseSchema}` : config.sqliteFile,
@@ -153,7 +155,15 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   wake = () => reconciler.wake();
   await reconciler.start();
 
-  const app = createControlPlaneApp({ deployments, store, driver, keys, checkPush: (id) => reconciler.checkPushNow(id), log: logger, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) });
+  const app = createControlPlaneApp({
+    deployments,
+    store,
+    driver,
+    keys,
+    checkPush: (id) => reconciler.checkPushNow(id),
+    log: logger,
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+  });
   const { server, origin: url } = await listenHttp(app.fetch, config.host, config.port);
   logger.info("listening", { url });
 

@@ -94,7 +94,11 @@ async function deploy(options: DeployOptions): Promise<number> {
     deployment = await call("POST", "/v2/deployments", {
       name: options.name,
       source: "github",
-      source_config: { repo_url: options.repoUrl, build_on_push: options.buildOnPush ?? false, ...(options.customUrl ? { custom_url: options.customUrl } : {}) },
+      source_config: {
+        repo_url: options.repoUrl,
+        build_on_push: options.buildOnPush ?? false,
+        ...(options.customUrl ? { custom_url: options.customUrl } : {}),
+      },
       source_revision_config: { repo_ref: options.ref, langgraph_config_path: options.configPath },
       secrets: options.secrets ?? [],
     });
@@ -106,7 +110,10 @@ async function deploy(options: DeployOptions): Promise<number> {
   let last = "";
   const deadline = started + options.timeoutMs;
   for (;;) {
-    const revision = await call<{ status: string; source_revision_config?: { repo_commit_sha?: string | null } }>("GET", `/v2/deployments/${deployment.id}/revisions/${revisionId}`);
+    const revision = await call<{ status: string; source_revision_config?: { repo_commit_sha?: string | null } }>(
+      "GET",
+      `/v2/deployments/${deployment.id}/revisions/${revisionId}`,
+    );
     const status = revision.status;
     if (status !== last) {
       const sha = revision.source_revision_config?.repo_commit_sha;
@@ -131,7 +138,10 @@ async function deploy(options: DeployOptions): Promise<number> {
 }
 
 async function printLogTail(call: Call, deploymentId: string, revisionId: string, type: "build" | "deploy"): Promise<void> {
-  const page = await call<{ logs: { level: string; message: string }[] }>("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}/logs?type=${type}&order=desc&limit=${LOG_TAIL}`);
+  const page = await call<{ logs: { level: string; message: string }[] }>(
+    "GET",
+    `/v2/deployments/${deploymentId}/revisions/${revisionId}/logs?type=${type}&order=desc&limit=${LOG_TAIL}`,
+  );
   const lines = page.logs.reverse();
   progress(`Last ${lines.length} lines of the ${type} log:`);
   for (const line of lines) progress(`  ${line.level.padEnd(7)} ${line.message}`);

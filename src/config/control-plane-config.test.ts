@@ -16,7 +16,10 @@ describe("control-plane config", () => {
   });
 
   it("keeps its own keys and settings out of the environment deployments start from", () => {
-    const config = loadControlPlaneConfig({}, { GANTRY_SECRETS_KEY: KEY, GANTRY_API_KEYS: "k1, k2", DATABASE_URL: "postgres://x", PATH: "/bin", GANTRY_WEBHOOK_TIMEOUT_MS: "5" });
+    const config = loadControlPlaneConfig(
+      {},
+      { GANTRY_SECRETS_KEY: KEY, GANTRY_API_KEYS: "k1, k2", DATABASE_URL: "postgres://x", PATH: "/bin", GANTRY_WEBHOOK_TIMEOUT_MS: "5" },
+    );
     expect(config.envApiKeys).toEqual(["k1", "k2"]);
     expect(config.childEnv).toEqual({ PATH: "/bin", GANTRY_WEBHOOK_TIMEOUT_MS: "5" });
   });

@@ -59,7 +59,10 @@ export interface ReconcilerConfig {
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   REDIS_URL: z.string().min(1).optional(),
-  GANTRY_CONTROL_PLANE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/, "must be lower-case letters, digits and underscores").default("gantry_control_plane"),
+  GANTRY_CONTROL_PLANE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, "must be lower-case letters, digits and underscores")
+    .default("gantry_control_plane"),
   GANTRY_SECRETS_KEY: z.string().min(1).optional(),
   GANTRY_API_KEYS: z.string().optional(),
   GANTRY_API_KEYS_FILE: z.string().min(1).optional(),
@@ -72,7 +75,11 @@ const EnvSchema = z.object({
   // The live build, the one a rollback returns to, and one more: a clone with node_modules is large.
   GANTRY_BUILDS_PER_DEPLOYMENT: z.coerce.number().int().min(2, "must be at least 2 (the live build and the previous one)").default(3),
   // An `npm ci` of a large project on a slow mirror takes minutes; fifteen leaves room without hiding a hang for hours.
-  GANTRY_BUILD_STEP_TIMEOUT_MS: z.coerce.number().int().positive().default(15 * 60_000),
+  GANTRY_BUILD_STEP_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(15 * 60_000),
   // git with --progress reports at least once a second while a transfer moves; a minute of silence is a dead remote.
   GANTRY_GIT_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000, "must be at least 1000").default(60_000),
   LOG_LEVEL: z
@@ -112,7 +119,10 @@ export function loadControlPlaneConfig(
     databaseSchema: e.GANTRY_CONTROL_PLANE_SCHEMA,
     ...(e.REDIS_URL ? { redisUrl: e.REDIS_URL } : {}),
     keysFile: resolve(e.GANTRY_API_KEYS_FILE ?? join(dataDir, "api-keys")),
-    envApiKeys: (e.GANTRY_API_KEYS ?? "").split(",").map((k) => k.trim()).filter(Boolean),
+    envApiKeys: (e.GANTRY_API_KEYS ?? "")
+      .split(",")
+      .map((k) => k.trim())
+      .filter(Boolean),
     ...(masterKey ? { masterKey } : {}),
     dev,
     ...(e.GANTRY_CONTROL_PLANE_URL ? { publicUrl: e.GANTRY_CONTROL_PLANE_URL.replace(/\/+$/, "") } : {}),
@@ -134,7 +144,18 @@ export function loadControlPlaneConfig(
 export const CONTROL_PLANE_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape).filter((k) => k.startsWith("GANTRY_"));
 
 /** Variables of the control plane itself that a deployment must never see or inherit. */
-const NOT_FOR_CHILDREN = ["DATABASE_URL", "DATABASE_URI", "POSTGRES_URI", "REDIS_URL", "REDIS_URI", "REDIS_KEY_PREFIX", "PORT", "MOUNT_PREFIX", "LOG_JSON", "LOG_LEVEL"];
+const NOT_FOR_CHILDREN = [
+  "DATABASE_URL",
+  "DATABASE_URI",
+  "POSTGRES_URI",
+  "REDIS_URL",
+  "REDIS_URI",
+  "REDIS_KEY_PREFIX",
+  "PORT",
+  "MOUNT_PREFIX",
+  "LOG_JSON",
+  "LOG_LEVEL",
+];
 
 function childEnvOf(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};

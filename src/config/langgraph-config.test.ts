@@ -67,7 +67,10 @@ describe("langgraph.json", () => {
         http: { disable_meta: true, cors: { allow_origin: ["*"] } },
       }),
     );
-    expect(config.ignoredKeys).toEqual({ unused: ["_INTERNAL_docker_tag", "dependencies", "dockerfile_lines", "node_version"], unknown: ["http.cors.allow_origin", "graph_timeout"] });
+    expect(config.ignoredKeys).toEqual({
+      unused: ["_INTERNAL_docker_tag", "dependencies", "dockerfile_lines", "node_version"],
+      unknown: ["http.cors.allow_origin", "graph_timeout"],
+    });
     expect(config.http.disable_meta).toBe(true);
     expect(config.raw).not.toHaveProperty("graph_timeout");
     expect(loadProjectConfig(write("plain.json", { graphs: { a: "./a.ts:g" } })).ignoredKeys).toEqual({ unused: [], unknown: [] });

@@ -12,10 +12,7 @@ const importString = z
   .min(1)
   .refine((s) => !s.startsWith(":"), "must look like './path/to/file.ts:exportName'");
 
-const graphEntry = z.union([
-  importString,
-  z.object({ path: importString, description: z.string().optional() }).passthrough(),
-]);
+const graphEntry = z.union([importString, z.object({ path: importString, description: z.string().optional() }).passthrough()]);
 
 const headerPatterns = z
   .object({
@@ -124,9 +121,7 @@ export const WebhooksSchema = z
     url: z
       .object({
         require_https: z.boolean().optional(),
-        allowed_domains: z
-          .array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, "must be a host name, or '*.' followed by one"))
-          .optional(),
+        allowed_domains: z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, "must be a host name, or '*.' followed by one")).optional(),
         allowed_ports: z.array(z.number().int().min(1).max(65535)).optional(),
         max_url_length: z.number().int().positive().optional(),
         disable_loopback: z.boolean().default(true),
@@ -221,7 +216,9 @@ export function loadProjectConfig(configPath: string): ProjectConfig {
   try {
     text = readFileSync(absolute, "utf8");
   } catch (err) {
-    throw new StartupError(`Cannot read config file ${absolute}: ${(err as NodeJS.ErrnoException).code ?? err}. Pass --config with the path of your langgraph.json.`);
+    throw new StartupError(
+      `Cannot read config file ${absolute}: ${(err as NodeJS.ErrnoException).code ?? err}. Pass --config with the path of your langgraph.json.`,
+    );
   }
   let json: unknown;
   try {

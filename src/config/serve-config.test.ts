@@ -19,11 +19,21 @@ describe("gantry serve configuration", () => {
 
   it("defaults to every role on port 8123 on all interfaces, with the gantry: key prefix", () => {
     const config = loadServeConfig({ config: CONFIG }, BOTH, false);
-    expect(config).toMatchObject({ role: "all", port: 8123, host: "0.0.0.0", databaseUrl: BOTH.DATABASE_URL, redis: { url: BOTH.REDIS_URL, keyPrefix: "gantry:" } });
+    expect(config).toMatchObject({
+      role: "all",
+      port: 8123,
+      host: "0.0.0.0",
+      databaseUrl: BOTH.DATABASE_URL,
+      redis: { url: BOTH.REDIS_URL, keyPrefix: "gantry:" },
+    });
   });
 
   it("reads lease timings from the environment, renewing at least twice per lease", () => {
-    const config = loadServeConfig({ config: CONFIG, role: "worker" }, { ...BOTH, GANTRY_RUN_LEASE_MS: "1500", GANTRY_RUN_SWEEP_MS: "500", REDIS_KEY_PREFIX: "a:" }, false);
+    const config = loadServeConfig(
+      { config: CONFIG, role: "worker" },
+      { ...BOTH, GANTRY_RUN_LEASE_MS: "1500", GANTRY_RUN_SWEEP_MS: "500", REDIS_KEY_PREFIX: "a:" },
+      false,
+    );
     expect(config.queue).toMatchObject({ leaseMs: 1500, heartbeatMs: 750, sweepMs: 500 });
     expect(config.redis.keyPrefix).toBe("a:");
   });
@@ -31,6 +41,8 @@ describe("gantry serve configuration", () => {
   it("keeps the events of a run that did not ask for stream_resumable 10 s, or as long as GANTRY_UNRESUMABLE_RETAIN_MS says", () => {
     expect(loadServeConfig({ config: CONFIG }, BOTH, false).queue.unresumableRetainMs).toBe(10_000);
     expect(loadServeConfig({ config: CONFIG }, { ...BOTH, GANTRY_UNRESUMABLE_RETAIN_MS: "250" }, false).queue.unresumableRetainMs).toBe(250);
-    expect(() => loadServeConfig({ config: CONFIG }, { ...BOTH, GANTRY_UNRESUMABLE_RETAIN_MS: "soon" }, false)).toThrow(/GANTRY_UNRESUMABLE_RETAIN_MS is invalid/);
+    expect(() => loadServeConfig({ config: CONFIG }, { ...BOTH, GANTRY_UNRESUMABLE_RETAIN_MS: "soon" }, false)).toThrow(
+      /GANTRY_UNRESUMABLE_RETAIN_MS is invalid/,
+    );
   });
 });

@@ -105,7 +105,11 @@ const EnvSchema = z.object({
     .default("info"),
   LOG_JSON: z.enum(["true", "false", "1", "0"]).optional(),
   // Same cap as the platform: 300 MB.
-  HTTP_MAX_REQUEST_BODY_BYTES: z.coerce.number().int().positive().default(300 * 1024 * 1024),
+  HTTP_MAX_REQUEST_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(300 * 1024 * 1024),
   CORS_ALLOW_ORIGINS: z.string().default("*"),
   MOUNT_PREFIX: z.string().optional(),
   PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -140,7 +144,9 @@ export function loadServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
   const redisUrl = env.REDIS_URL ?? env.REDIS_URI;
   const missing = [...(databaseUrl ? [] : ["DATABASE_URL (PostgreSQL)"]), ...(redisUrl ? [] : ["REDIS_URL (Redis)"])];
   if (missing.length > 0) {
-    throw new StartupError(`gantry serve needs ${missing.join(" and ")}; set ${missing.length > 1 ? "them" : "it"}, or run \`gantry dev\` for the embedded single-process server`);
+    throw new StartupError(
+      `gantry serve needs ${missing.join(" and ")}; set ${missing.length > 1 ? "them" : "it"}, or run \`gantry dev\` for the embedded single-process server`,
+    );
   }
   const base = loadDevConfig({ ...flags, port: flags.port ?? env.PORT ?? "8123", host: flags.host ?? "0.0.0.0" }, env, isTty);
   return Object.freeze({
@@ -179,7 +185,11 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
     project,
     log: { level: e.LOG_LEVEL, json: e.LOG_JSON !== undefined ? e.LOG_JSON === "true" || e.LOG_JSON === "1" : !isTty },
     maxBodyBytes: e.HTTP_MAX_REQUEST_BODY_BYTES,
-    corsAllowOrigins: project.http.cors?.allow_origins ?? e.CORS_ALLOW_ORIGINS.split(",").map((s) => s.trim()).filter(Boolean),
+    corsAllowOrigins:
+      project.http.cors?.allow_origins ??
+      e.CORS_ALLOW_ORIGINS.split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
     mountPrefix,
     threadTtl: {
       strategy: ttl?.strategy ?? "delete",

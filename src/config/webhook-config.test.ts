@@ -38,7 +38,9 @@ describe("webhook config", () => {
     const config = loadWebhookConfig(project({ webhooks: { url: { require_https: true } } }), { LANGGRAPH_WEBHOOKS: '{"url":{"disable_loopback":false}}' });
     expect(config.policy).toMatchObject({ disable_loopback: false });
     expect(config.policy.require_https).toBeUndefined();
-    expect(() => loadWebhookConfig(project({}), { LANGGRAPH_WEBHOOKS: '{"url":{"allowed_ports":["x"]}}' })).toThrow(/LANGGRAPH_WEBHOOKS is invalid at 'url.allowed_ports.0'/);
+    expect(() => loadWebhookConfig(project({}), { LANGGRAPH_WEBHOOKS: '{"url":{"allowed_ports":["x"]}}' })).toThrow(
+      /LANGGRAPH_WEBHOOKS is invalid at 'url.allowed_ports.0'/,
+    );
     expect(() => loadWebhookConfig(project({}), { LANGGRAPH_WEBHOOKS: "{" })).toThrow(/not valid JSON/);
   });
 
@@ -64,6 +66,8 @@ describe("resolveHeaderTemplates", () => {
 
   it("stops start-up when a variable is missing or lacks the prefix", () => {
     expect(() => resolveHeaderTemplates({ A: "${{ env.LG_WEBHOOK_MISSING }}" }, {}, "LG_WEBHOOK_")).toThrow(/LG_WEBHOOK_MISSING, which is not set/);
-    expect(() => resolveHeaderTemplates({ A: "${{ env.DATABASE_URL }}" }, { DATABASE_URL: "secret" }, "LG_WEBHOOK_")).toThrow(/only variables starting with 'LG_WEBHOOK_'/);
+    expect(() => resolveHeaderTemplates({ A: "${{ env.DATABASE_URL }}" }, { DATABASE_URL: "secret" }, "LG_WEBHOOK_")).toThrow(
+      /only variables starting with 'LG_WEBHOOK_'/,
+    );
   });
 });

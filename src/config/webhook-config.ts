@@ -102,7 +102,8 @@ export function resolveHeaderTemplates(headers: Record<string, string>, env: Rec
         );
       }
       const value = env[variable];
-      if (value === undefined) throw new StartupError(`webhooks.headers.${name} reads environment variable ${variable}, which is not set. Set it before starting the server.`);
+      if (value === undefined)
+        throw new StartupError(`webhooks.headers.${name} reads environment variable ${variable}, which is not set. Set it before starting the server.`);
       return value;
     });
   }

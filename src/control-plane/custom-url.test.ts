@@ -8,7 +8,13 @@ it("accepts an http(s) origin and names the host a request must carry", () => {
 });
 
 it("refuses what is not an origin", () => {
-  for (const bad of ["agent.example.com", "ftp://agent.example.com", "https://agent.example.com/x", "https://agent.example.com/?a=1", "https://u:p@agent.example.com"]) {
+  for (const bad of [
+    "agent.example.com",
+    "ftp://agent.example.com",
+    "https://agent.example.com/x",
+    "https://agent.example.com/?a=1",
+    "https://u:p@agent.example.com",
+  ]) {
     expect(parseCustomUrl(bad), bad).toHaveProperty("error");
   }
 });

@@ -19,7 +19,8 @@ export function parseCustomUrl(text: string): CustomUrl | { error: string } {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return { error: "must be an http or https URL" };
   if (url.username || url.password) return { error: "must not hold credentials" };
-  if (url.pathname !== "/" || url.search || url.hash) return { error: "must be an origin only (no path, query or fragment): the deployment is served at its root" };
+  if (url.pathname !== "/" || url.search || url.hash)
+    return { error: "must be an origin only (no path, query or fragment): the deployment is served at its root" };
   return { url: url.origin, host: url.host };
 }
 

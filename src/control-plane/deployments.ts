@@ -14,14 +14,43 @@ export const SECRET_MASK = "********";
 
 /** The platform's reserved names (spec §3.2), plus what the process driver sets itself or needs intact. */
 const RESERVED_SECRET_NAMES = new Set([
-  "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING_V2", "LANGCHAIN_ENDPOINT", "LANGCHAIN_PROJECT", "LANGSMITH_PROJECT",
-  "LANGSMITH_LANGGRAPH_GIT_REPO", "LANGGRAPH_GIT_REPO_PATH", "LANGCHAIN_API_KEY", "LANGSMITH_CONTROL_PLANE_API_KEY",
-  "POSTGRES_URI", "POSTGRES_PASSWORD", "DATABASE_URI", "LANGSMITH_LANGGRAPH_GIT_REF", "LANGSMITH_LANGGRAPH_GIT_REF_SHA",
-  "LANGGRAPH_AUTH_TYPE", "LANGSMITH_AUTH_ENDPOINT", "LANGSMITH_TENANT_ID", "LANGSMITH_AUTH_VERIFY_TENANT_ID",
-  "LANGSMITH_HOST_PROJECT_ID", "LANGSMITH_HOST_PROJECT_NAME", "LANGSMITH_HOST_REVISION_ID", "LOG_JSON",
-  "LOG_DICT_TRACEBACKS", "REDIS_URI", "LANGCHAIN_CALLBACKS_BACKGROUND", "DD_TRACE_PSYCOPG_ENABLED",
-  "DD_TRACE_REDIS_ENABLED", "LANGSMITH_DEPLOYMENT_NAME", "LANGGRAPH_CLOUD_LICENSE_KEY",
-  "PATH", "PORT", "MOUNT_PREFIX", "DATABASE_URL", "REDIS_URL", "REDIS_KEY_PREFIX", "NODE_OPTIONS", "LOG_LEVEL",
+  "LANGCHAIN_TRACING_V2",
+  "LANGSMITH_TRACING_V2",
+  "LANGCHAIN_ENDPOINT",
+  "LANGCHAIN_PROJECT",
+  "LANGSMITH_PROJECT",
+  "LANGSMITH_LANGGRAPH_GIT_REPO",
+  "LANGGRAPH_GIT_REPO_PATH",
+  "LANGCHAIN_API_KEY",
+  "LANGSMITH_CONTROL_PLANE_API_KEY",
+  "POSTGRES_URI",
+  "POSTGRES_PASSWORD",
+  "DATABASE_URI",
+  "LANGSMITH_LANGGRAPH_GIT_REF",
+  "LANGSMITH_LANGGRAPH_GIT_REF_SHA",
+  "LANGGRAPH_AUTH_TYPE",
+  "LANGSMITH_AUTH_ENDPOINT",
+  "LANGSMITH_TENANT_ID",
+  "LANGSMITH_AUTH_VERIFY_TENANT_ID",
+  "LANGSMITH_HOST_PROJECT_ID",
+  "LANGSMITH_HOST_PROJECT_NAME",
+  "LANGSMITH_HOST_REVISION_ID",
+  "LOG_JSON",
+  "LOG_DICT_TRACEBACKS",
+  "REDIS_URI",
+  "LANGCHAIN_CALLBACKS_BACKGROUND",
+  "DD_TRACE_PSYCOPG_ENABLED",
+  "DD_TRACE_REDIS_ENABLED",
+  "LANGSMITH_DEPLOYMENT_NAME",
+  "LANGGRAPH_CLOUD_LICENSE_KEY",
+  "PATH",
+  "PORT",
+  "MOUNT_PREFIX",
+  "DATABASE_URL",
+  "REDIS_URL",
+  "REDIS_KEY_PREFIX",
+  "NODE_OPTIONS",
+  "LOG_LEVEL",
 ]);
 
 /** Tag refs can't move, so watching one for pushes is refused (spec §4.2). */
@@ -251,7 +280,10 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
       const deployment = await visible(id, tenant);
       if (force) {
         if (deployment.status !== "AWAITING_DELETE") {
-          throw new GantryError("malformed", `force=true only removes a deployment already in AWAITING_DELETE; delete Deployment ID ${id} without force first.`);
+          throw new GantryError(
+            "malformed",
+            `force=true only removes a deployment already in AWAITING_DELETE; delete Deployment ID ${id} without force first.`,
+          );
         }
         await store.purgeDeployment(id);
       } else {
@@ -337,7 +369,11 @@ function customAddress(text: string | null | undefined, ownHosts: string[]): Cus
   if ("error" in parsed) throw new ValidationFailure([{ loc: ["body", "source_config", "custom_url"], msg: parsed.error, type: "value_error" }]);
   if (ownHosts.includes(parsed.host)) {
     throw new ValidationFailure([
-      { loc: ["body", "source_config", "custom_url"], msg: `${parsed.host} is the control plane's own address; a deployment needs a host of its own`, type: "value_error" },
+      {
+        loc: ["body", "source_config", "custom_url"],
+        msg: `${parsed.host} is the control plane's own address; a deployment needs a host of its own`,
+        type: "value_error",
+      },
     ]);
   }
   return parsed;
@@ -352,4 +388,7 @@ function refuseChange(field: string, given: string | null | undefined, current: 
 const sourceError = (what: string) => new GantryError("malformed", `Source configuration error: ${what}`);
 
 const unsupportedSource = (source: string) =>
-  new GantryError("malformed", `Source '${source}' is not supported by Gantry's control plane; use 'github' with any URL git can clone (https, ssh, file:// or a local path).`);
+  new GantryError(
+    "malformed",
+    `Source '${source}' is not supported by Gantry's control plane; use 'github' with any URL git can clone (https, ssh, file:// or a local path).`,
+  );

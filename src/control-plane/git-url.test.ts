@@ -14,7 +14,16 @@ describe("gitProtocolOf", () => {
   });
 
   it("refuses remote helpers, other schemes and relative paths", () => {
-    for (const url of ["ext::sh -c touch% /tmp/x", "fd::17", "file::/tmp/x", "ftp://host/repo.git", "--upload-pack=x", "repo.git", "./repo", "transport::https://x"]) {
+    for (const url of [
+      "ext::sh -c touch% /tmp/x",
+      "fd::17",
+      "file::/tmp/x",
+      "ftp://host/repo.git",
+      "--upload-pack=x",
+      "repo.git",
+      "./repo",
+      "transport::https://x",
+    ]) {
       expect(gitProtocolOf(url), url).toBeUndefined();
     }
   });

@@ -25,6 +25,10 @@ describe("headerFilter", () => {
 
   it("replaces the default with the includes, and keeps the secret headers out even when included by name", () => {
     expect(headerFilter({ includes: ["accept", "authorization", "x-api-key"] })(SENT)).toEqual({ accept: "application/json" });
-    expect(headerFilter({ include: ["*"], excludes: ["user-agent"] })(new Headers(SENT))).toEqual({ "x-user-id": "u-1", "x-request-id": "r-1", accept: "application/json" });
+    expect(headerFilter({ include: ["*"], excludes: ["user-agent"] })(new Headers(SENT))).toEqual({
+      "x-user-id": "u-1",
+      "x-request-id": "r-1",
+      accept: "application/json",
+    });
   });
 });

@@ -31,6 +31,10 @@ export function headerFilter(patterns: HeaderPatterns | undefined): (headers: He
 }
 
 function globToRegExp(glob: string): RegExp {
-  const escaped = glob.toLowerCase().replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const escaped = glob
+    .toLowerCase()
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${escaped}$`);
 }

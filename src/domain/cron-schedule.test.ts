@@ -46,7 +46,9 @@ describe("cron schedules", () => {
   });
 
   it("refuses a schedule that never fires", () => {
-    expect(refusal(() => parseLiveSchedule("0 0 30 2 *", null, utc("2030-01-01T00:00:00Z")))).toBe("Field 'schedule' never fires: no date matches '0 0 30 2 *'");
+    expect(refusal(() => parseLiveSchedule("0 0 30 2 *", null, utc("2030-01-01T00:00:00Z")))).toBe(
+      "Field 'schedule' never fires: no date matches '0 0 30 2 *'",
+    );
   });
 
   it("ends the schedule at end_time: an occurrence at end_time counts, a later one does not", () => {

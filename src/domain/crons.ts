@@ -126,7 +126,8 @@ export function cronService(deps: CronServiceDeps): CronService {
         const thread = await threads.get(threadId, authField(threadAuth));
         if (!thread) throw notFound(`Thread ${threadId} not found`);
         checkThreadGraph(thread, assistant);
-        if (body.on_run_completed !== undefined) throw invalid("Field 'on_run_completed' applies to stateless crons only; a thread cron's runs stay on its thread");
+        if (body.on_run_completed !== undefined)
+          throw invalid("Field 'on_run_completed' applies to stateless crons only; a thread cron's runs stay on its thread");
       }
       await checkRunFields(assistant.graph_id, assistant.config, body);
       const now = clock();

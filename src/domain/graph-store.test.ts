@@ -65,7 +65,10 @@ describe("GraphStore", () => {
     await store.put(["notes"], "3", { lang: "en", n: 3 });
     expect((await store.search(["docs"], { filter: { n: { $gte: 2 } } })).map((i) => i.key)).toEqual(["2"]);
     expect((await store.search([], { filter: { lang: "en" } })).map((i) => i.key).sort()).toEqual(["1", "3"]);
-    expect(await store.listNamespaces({ prefix: ["docs"] })).toEqual([["docs", "en"], ["docs", "fr"]]);
+    expect(await store.listNamespaces({ prefix: ["docs"] })).toEqual([
+      ["docs", "en"],
+      ["docs", "fr"],
+    ]);
     expect(await store.listNamespaces({ suffix: ["en"], maxDepth: 1 })).toEqual([["docs"]]);
   });
 

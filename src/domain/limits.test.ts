@@ -14,7 +14,7 @@ describe("jsonTextTooDeep", () => {
   });
 
   it("does not count brackets inside strings, escaped quotes included", () => {
-    const text = JSON.stringify({ a: "[[[{{{\\\"[[[", b: '"{{{' + "[".repeat(500) });
+    const text = JSON.stringify({ a: '[[[{{{\\"[[[', b: '"{{{' + "[".repeat(500) });
     expect(jsonTextTooDeep(text, 1)).toBe(false);
   });
 
@@ -28,7 +28,7 @@ describe("unstorableText", () => {
     expect(unstorableText("owner\u0000")).toContain("U+0000");
     expect(unstorableText("x\ud800")).toContain("unpaired");
     expect(unstorableText("\udc00x")).toContain("unpaired");
-    expect(unstorableText("\ud83d\ude00 a.b \"c\" \\ \u202e")).toBeUndefined();
+    expect(unstorableText('\ud83d\ude00 a.b "c" \\ \u202e')).toBeUndefined();
   });
 });
 

@@ -48,11 +48,7 @@ export interface RunService {
   list(threadId: string, filter: { status?: RunStatus }, page: { limit: number; offset: number }, access?: Access): Promise<Run[]>;
   delete(threadId: string | undefined, runId: string, access?: Access): Promise<void>;
   cancel(threadId: string | undefined, runId: string, action: CancelAction, access?: Access): Promise<Run>;
-  cancelMany(
-    target: { threadId: string; runIds: string[] } | { status: "pending" | "running" | "all" },
-    action: CancelAction,
-    access?: Access,
-  ): Promise<void>;
+  cancelMany(target: { threadId: string; runIds: string[] } | { status: "pending" | "running" | "all" }, action: CancelAction, access?: Access): Promise<void>;
   /** Refuses a webhook URL that a run could not be created with (crons check theirs up front). */
   checkWebhook(url: string): Promise<void>;
 }
@@ -138,31 +134,31 @@ export function runService(deps: RunServiceDeps): RunService {
       await checkNodes(graphs, assistant.graph_id, kwargs.config, body);
       const multitask = stateless ? "enqueue" : (body.multitask_strategy ?? "enqueue");
       const slot = signals.reserve?.();
-      const result = await runs.enqueue(
-        {
-          run_id: runId,
-          thread_id: targetThread,
-          assistant_id: assistant.assistant_id,
-          metadata: body.metadata ?? {},
-          kwargs,
-          multitask_strategy: stateless ? null : multitask,
-          available_at: new Date(Date.now() + (body.after_seconds ?? 0) * 1000),
-        },
-        {
-          threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
-          graphId: assistant.graph_id,
-          multitask,
-          ...(threadAuth ? { threadAuth } : {}),
-          ...(webhookFor ? { webhookFor } : {}),
-          ...(slot ? { claimFor: slot.claimFor } : {}),
-          ...(stateless || body.if_not_exists === "create"
-            ? { createThread: { metadata: body.metadata ?? {}, temporary: kwargs.temporary } }
-            : {}),
-        },
-      ).catch((err: unknown) => {
-        slot?.release();
-        throw err;
-      });
+      const result = await runs
+        .enqueue(
+          {
+            run_id: runId,
+            thread_id: targetThread,
+            assistant_id: assistant.assistant_id,
+            metadata: body.metadata ?? {},
+            kwargs,
+            multitask_strategy: stateless ? null : multitask,
+            available_at: new Date(Date.now() + (body.after_seconds ?? 0) * 1000),
+          },
+          {
+            threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+            graphId: assistant.graph_id,
+            multitask,
+            ...(threadAuth ? { threadAuth } : {}),
+            ...(webhookFor ? { webhookFor } : {}),
+            ...(slot ? { claimFor: slot.claimFor } : {}),
+            ...(stateless || body.if_not_exists === "create" ? { createThread: { metadata: body.metadata ?? {}, temporary: kwargs.temporary } } : {}),
+          },
+        )
+        .catch((err: unknown) => {
+          slot?.release();
+          throw err;
+        });
       if (result.kind !== "created" || !result.claimed) slot?.release();
       if (result.kind === "thread_missing") throw notFound(`Thread ${targetThread} not found (pass if_not_exists: "create" to create it)`);
       if (result.kind === "busy") {
@@ -223,7 +219,8 @@ async function startingCheckpoint(
   const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
   if (checkpointId === undefined) return undefined;
   const ns = body.checkpoint?.checkpoint_ns;
-  const exists = threadId !== null && (await checkpoints.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: ns ?? "", checkpoint_id: checkpointId } }));
+  const exists =
+    threadId !== null && (await checkpoints.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: ns ?? "", checkpoint_id: checkpointId } }));
   if (!exists) throw notFound(`Checkpoint ${checkpointId} not found on thread ${targetThread}`);
   return { checkpoint_id: checkpointId, ...(ns !== undefined ? { checkpoint_ns: ns } : {}) };
 }
@@ -304,6 +301,10 @@ export async function checkNodes(graphs: GraphRegistry, graphId: string, config:
 /** Node names in a command's goto: a name, a Send ({node, input}), or a list of either. */
 function gotoTargets(goto: unknown): string[] {
   const one = (g: unknown): string[] =>
-    typeof g === "string" ? [g] : g !== null && typeof g === "object" && typeof (g as { node?: unknown }).node === "string" ? [(g as { node: string }).node] : [];
+    typeof g === "string"
+      ? [g]
+      : g !== null && typeof g === "object" && typeof (g as { node?: unknown }).node === "string"
+        ? [(g as { node: string }).node]
+        : [];
   return Array.isArray(goto) ? goto.flatMap(one) : one(goto);
 }

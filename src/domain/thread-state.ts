@@ -33,7 +33,11 @@ export interface ThreadStateService {
   ): Promise<{ checkpoint: Checkpoint | null }>;
   /** Merges keys into the metadata of the thread's latest checkpoint. */
   patchMetadata(threadId: string, metadata: Record<string, unknown>, access?: Access): Promise<void>;
-  applySupersteps(threadId: string, graphId: string, supersteps: Array<{ updates: Array<{ values?: unknown; command?: unknown; as_node: string }> }>): Promise<Thread>;
+  applySupersteps(
+    threadId: string,
+    graphId: string,
+    supersteps: Array<{ updates: Array<{ values?: unknown; command?: unknown; as_node: string }> }>,
+  ): Promise<Thread>;
 }
 
 /**
@@ -193,9 +197,13 @@ export function threadStateService(deps: {
       const bulk = (graph as { bulkUpdateState?: (config: unknown, steps: unknown) => Promise<unknown> }).bulkUpdateState;
       if (typeof bulk !== "function") throw invalid(`Graph '${graphId}' cannot apply supersteps (its LangGraph version has no bulkUpdateState)`);
       try {
-        await bulk.call(graph, configOf(threadId), supersteps.map((step) => ({
-          updates: step.updates.map((u) => ({ values: toWire(u.values), asNode: u.as_node })),
-        })));
+        await bulk.call(
+          graph,
+          configOf(threadId),
+          supersteps.map((step) => ({
+            updates: step.updates.map((u) => ({ values: toWire(u.values), asNode: u.as_node })),
+          })),
+        );
       } catch (err) {
         throw invalid(`Field 'supersteps' was refused by the graph: ${(err as Error).message}`);
       }

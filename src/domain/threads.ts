@@ -46,12 +46,7 @@ export interface ThreadService {
   sweepExpired(now: Date, limit: number): Promise<number>;
 }
 
-export function threadService(deps: {
-  threads: ThreadRepo;
-  ttl: ThreadTtlDefaults;
-  checkpoints: CheckpointStore;
-  state: ThreadStateService;
-}): ThreadService {
+export function threadService(deps: { threads: ThreadRepo; ttl: ThreadTtlDefaults; checkpoints: CheckpointStore; state: ThreadStateService }): ThreadService {
   const { threads, ttl: defaults, checkpoints, state } = deps;
 
   const toTtl = (ttl: TtlInput | undefined): ThreadTtlInput | undefined => {
@@ -80,8 +75,7 @@ export function threadService(deps: {
         throw invalid("Field 'supersteps[].updates[].command' is not supported; give the update as 'values' with 'as_node'");
       }
       const threadId = input.thread_id;
-      const ttl =
-        toTtl(input.ttl) ?? (defaults.defaultTtl !== undefined ? { strategy: defaults.strategy, ttl_minutes: defaults.defaultTtl } : undefined);
+      const ttl = toTtl(input.ttl) ?? (defaults.defaultTtl !== undefined ? { strategy: defaults.strategy, ttl_minutes: defaults.defaultTtl } : undefined);
       const created = await threads.create({ thread_id: threadId, metadata: input.metadata, ...(ttl ? { ttl } : {}) });
       if (created && supersteps.length > 0) {
         try {

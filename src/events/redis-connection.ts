@@ -63,7 +63,9 @@ export async function connectRedis(options: RedisOptions, log: Logger): Promise<
   } catch (err) {
     commands.disconnect();
     subscriber.disconnect();
-    throw new StartupError(`Cannot connect to Redis at ${describeTarget(options.url)} (from REDIS_URL): ${(err as Error).message}. Check that it is running and the URL is right`);
+    throw new StartupError(
+      `Cannot connect to Redis at ${describeTarget(options.url)} (from REDIS_URL): ${(err as Error).message}. Check that it is running and the URL is right`,
+    );
   }
   return {
     prefix: options.keyPrefix,

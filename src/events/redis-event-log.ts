@@ -89,11 +89,10 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
 
   /** Where a new reader starts: null for an unknown log. */
   const attach = async (key: string, after: string | undefined): Promise<{ cursor: string; idle: boolean } | null> => {
-    const [[, meta], [, last]] = (await commands
-      .pipeline()
-      .hgetall(metaKey(key))
-      .xrevrange(streamKey(key), "+", "-", "COUNT", 1)
-      .exec()) as [[unknown, Record<string, string>], [unknown, StreamEntry[]]];
+    const [[, meta], [, last]] = (await commands.pipeline().hgetall(metaKey(key)).xrevrange(streamKey(key), "+", "-", "COUNT", 1).exec()) as [
+      [unknown, Record<string, string>],
+      [unknown, StreamEntry[]],
+    ];
     if (!meta || meta.ended === undefined) return null;
     const newest = last[0]?.[0] ?? "0-0";
     const idle = meta.idle === "1";

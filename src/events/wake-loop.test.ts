@@ -47,14 +47,17 @@ describe("wakeLoop", () => {
     let inPass = 0;
     let most = 0;
     let passes = 0;
-    const loop = wakeLoop(async () => {
-      passes += 1;
-      inPass += 1;
-      most = Math.max(most, inPass);
-      if (passes === 1) loop.wake();
-      await new Promise((done) => setImmediate(done));
-      inPass -= 1;
-    }, () => {});
+    const loop = wakeLoop(
+      async () => {
+        passes += 1;
+        inPass += 1;
+        most = Math.max(most, inPass);
+        if (passes === 1) loop.wake();
+        await new Promise((done) => setImmediate(done));
+        inPass -= 1;
+      },
+      () => {},
+    );
     loop.wake();
     await vi.waitFor(() => expect(passes).toBe(2));
     await loop.stop();
@@ -82,10 +85,13 @@ describe("wakeLoop", () => {
   it("hands a failed pass's error to onError and goes on with the next wake-up", async () => {
     const errors: unknown[] = [];
     let passes = 0;
-    const loop = wakeLoop(async () => {
-      passes += 1;
-      if (passes === 1) throw new Error("storage down");
-    }, (err) => errors.push(err));
+    const loop = wakeLoop(
+      async () => {
+        passes += 1;
+        if (passes === 1) throw new Error("storage down");
+      },
+      (err) => errors.push(err),
+    );
     loop.wake();
     await new Promise((done) => setImmediate(done));
     expect(errors).toEqual([new Error("storage down")]);
@@ -99,10 +105,13 @@ describe("wakeLoop", () => {
     const errors: unknown[] = [];
     let passes = 0;
     let fail!: (err: Error) => void;
-    const loop = wakeLoop(() => {
-      passes += 1;
-      return passes === 1 ? new Promise<void>((_, reject) => (fail = reject)) : Promise.resolve();
-    }, (err) => errors.push(err));
+    const loop = wakeLoop(
+      () => {
+        passes += 1;
+        return passes === 1 ? new Promise<void>((_, reject) => (fail = reject)) : Promise.resolve();
+      },
+      (err) => errors.push(err),
+    );
     loop.wake();
     loop.wake();
     fail(new Error("claim failed"));

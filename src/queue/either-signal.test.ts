@@ -56,7 +56,10 @@ describe("eitherSignal", () => {
       const any = await survivors((a, b) => ({ signal: AbortSignal.any([a, b]), dispose() {} }));
       console.log(JSON.stringify({ any, either }));
     `;
-    const output = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", cwd: process.cwd() });
+    const output = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+      cwd: process.cwd(),
+    });
     const alive = JSON.parse(output) as { any: number; either: number };
     // The measurement can see the leak: AbortSignal.any keeps every one.
     expect(alive.any).toBe(300);

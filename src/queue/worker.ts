@@ -93,7 +93,10 @@ export class Worker {
         else log.warn("ignored a malformed cancel message");
       }),
     );
-    this.timers.push(setInterval(() => this.wake(), this.options.pollMs), setInterval(() => void this.sweep(), this.options.sweepMs));
+    this.timers.push(
+      setInterval(() => this.wake(), this.options.pollMs),
+      setInterval(() => void this.sweep(), this.options.sweepMs),
+    );
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs);
     for (const t of [...this.timers, this.heartbeatTimer]) t.unref();
     this.wake();
@@ -123,7 +126,9 @@ export class Worker {
         // Shutdown began while the run was being created: another worker takes it from the queue.
         void this.deps.storage.runs
           .release(run.run_id, this.options.workerId, new Date())
-          .catch((err: unknown) => this.deps.log.warn("handing back a run created during shutdown failed; the sweeper will requeue it", { run_id: run.run_id, err }));
+          .catch((err: unknown) =>
+            this.deps.log.warn("handing back a run created during shutdown failed; the sweeper will requeue it", { run_id: run.run_id, err }),
+          );
       },
       release: () => {
         if (settle()) this.wake();
@@ -166,7 +171,10 @@ export class Worker {
     const all = () => Promise.all([...this.active.values()].map((r) => r.done));
     const grace = new Promise<"timeout">((done) => setTimeout(() => done("timeout"), graceMs).unref());
     if ((await Promise.race([all(), grace])) === "timeout") {
-      if (this.active.size > 0) this.deps.log.warn(handOff ? "grace period over; handing running runs back to the queue" : "grace period over; interrupting running runs", { runs: this.active.size });
+      if (this.active.size > 0)
+        this.deps.log.warn(handOff ? "grace period over; handing running runs back to the queue" : "grace period over; interrupting running runs", {
+          runs: this.active.size,
+        });
       for (const run of this.active.values()) {
         if (handOff) run.handOff = true;
         else run.action ??= "interrupt";
@@ -221,7 +229,9 @@ export class Worker {
       unresumableRetainMs: this.options.unresumableRetainMs,
       ...(this.deps.webhooks ? { webhooks: this.deps.webhooks } : {}),
     })
-      .catch((err: unknown) => (isUnavailable(err) ? this.requeueAfterOutage(run, err) : this.deps.log.error("run execution failed unexpectedly", { run_id: run.run_id, err })))
+      .catch((err: unknown) =>
+        isUnavailable(err) ? this.requeueAfterOutage(run, err) : this.deps.log.error("run execution failed unexpectedly", { run_id: run.run_id, err }),
+      )
       .finally(() => {
         this.active.delete(run.run_id);
         // After this turn's work: the run's waiting client gets its answer before the queue is read.

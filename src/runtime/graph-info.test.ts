@@ -75,7 +75,10 @@ describe("describeGraphSchemas", () => {
 
   it("converts a zod v3 state schema too", async () => {
     const State = z3.object({ topic: z3.string(), tries: z3.number() });
-    const graph = new StateGraph(State).addNode("a", () => ({})).addEdge("__start__", "a").compile();
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({}))
+      .addEdge("__start__", "a")
+      .compile();
 
     const schemas = await describeGraphSchemas("v3", asGraphLike(graph));
 
@@ -91,7 +94,10 @@ describe("describeGraphSchemas", () => {
         jsonSchemaExtra: { langgraph_type: "messages" },
       }),
     });
-    const graph = new StateGraph(State).addNode("a", () => ({})).addEdge("__start__", "a").compile();
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({}))
+      .addEdge("__start__", "a")
+      .compile();
 
     const schemas = await describeGraphSchemas("meta", asGraphLike(graph));
 
@@ -104,13 +110,19 @@ describe("describeGraphSchemas", () => {
 
   it("reads a StateSchema's value and input types without nested $schema keys", async () => {
     const State = new StateSchema({
-      items: new ReducedValue(z.array(z.string()).default(() => []), {
-        inputSchema: z.string(),
-        reducer: (all: string[], item: string) => [...all, item],
-      }),
+      items: new ReducedValue(
+        z.array(z.string()).default(() => []),
+        {
+          inputSchema: z.string(),
+          reducer: (all: string[], item: string) => [...all, item],
+        },
+      ),
       total: z.number(),
     });
-    const graph = new StateGraph(State).addNode("a", () => ({})).addEdge("__start__", "a").compile();
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({}))
+      .addEdge("__start__", "a")
+      .compile();
 
     const schemas = await describeGraphSchemas("state-schema", asGraphLike(graph));
 
@@ -143,7 +155,10 @@ describe("describeGraphSchemas", () => {
 
   it("takes an Annotation graph's schemas from its TypeScript types when they were read, and lists missing channels", async () => {
     const State = Annotation.Root({ tone: Annotation<"formal" | "friendly">, notes: Annotation<string[]> });
-    const graph = new StateGraph(State).addNode("respond", () => ({})).addEdge("__start__", "respond").compile();
+    const graph = new StateGraph(State)
+      .addNode("respond", () => ({}))
+      .addEdge("__start__", "respond")
+      .compile();
     const tone = { type: "string", enum: ["formal", "friendly"] };
     const typed = { type: "object", properties: { tone }, $schema: DRAFT_07 };
     const config = { type: "object", properties: { model: { type: "string" } }, $schema: DRAFT_07 };
@@ -207,7 +222,10 @@ describe("describeGraphSchemas", () => {
 
   it("reports a zod context schema as both context_schema and config_schema", async () => {
     const Context = z.object({ model: z.string().default("small"), temperature: z.number() });
-    const graph = new StateGraph(ZodState, Context).addNode("a", () => ({})).addEdge("__start__", "a").compile();
+    const graph = new StateGraph(ZodState, Context)
+      .addNode("a", () => ({}))
+      .addEdge("__start__", "a")
+      .compile();
 
     const schemas = await describeGraphSchemas("ctx", asGraphLike(graph));
 
@@ -220,7 +238,10 @@ describe("describeGraphSchemas", () => {
 
   it("answers {} for a field JSON Schema cannot express instead of failing the whole schema", async () => {
     const State = z.object({ at: z.date(), label: z.string() });
-    const graph = new StateGraph(State).addNode("a", () => ({})).addEdge("__start__", "a").compile();
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({}))
+      .addEdge("__start__", "a")
+      .compile();
 
     const schemas = await describeGraphSchemas("dates", asGraphLike(graph));
 
@@ -350,9 +371,7 @@ describe("describeSubgraphs", () => {
     const graph = asGraphLike(parentWithSubgraph());
 
     expect(Object.keys(await describeSubgraphs(graph, { namespace: "child", recurse: true }))).toEqual(["child"]);
-    expect(Object.keys(await describeSubgraphs(graph, { namespace: "child|nested", recurse: false }))).toEqual([
-      "child|nested",
-    ]);
+    expect(Object.keys(await describeSubgraphs(graph, { namespace: "child|nested", recurse: false }))).toEqual(["child|nested"]);
     expect(await describeSubgraphs(graph, { namespace: "missing", recurse: true })).toEqual({});
   });
 

@@ -97,11 +97,7 @@ export async function describeSubgraphs(
   return result;
 }
 
-export async function drawGraph(
-  graph: CompiledGraphLike,
-  xray: boolean | number,
-  config: RunnableConfig = {},
-): Promise<DrawnGraph> {
+export async function drawGraph(graph: CompiledGraphLike, xray: boolean | number, config: RunnableConfig = {}): Promise<DrawnGraph> {
   if (typeof xray === "number" && !(Number.isInteger(xray) && xray >= 0)) {
     throw invalid(`Parameter 'xray' must be a boolean or a non-negative integer, got ${xray}`);
   }
@@ -180,9 +176,7 @@ function definitionSchema(
 function zodObjectSchema(b: BuilderLike, schema: unknown, shape: Shape): JsonSchema {
   const registry = isMetaRegistryLike(b._metaRegistry) ? b._metaRegistry : undefined;
   const effects: Record<string, boolean> =
-    shape === "update"
-      ? { withReducerSchema: true, withJsonSchemaExtrasAsDescription: true, asPartial: true }
-      : { withJsonSchemaExtrasAsDescription: true };
+    shape === "update" ? { withReducerSchema: true, withJsonSchemaExtrasAsDescription: true, asPartial: true } : { withJsonSchemaExtrasAsDescription: true };
   let extended = schema as Parameters<typeof interopZodObjectPartial>[0];
   if (registry) extended = registry.getExtendedChannelSchemas(schema, effects) as typeof extended;
   else if (shape === "update") extended = interopZodObjectPartial(extended);
@@ -331,9 +325,7 @@ function sameKeys(a: unknown, b: unknown): boolean {
 }
 
 function isStateSchemaLike(value: unknown): value is StateSchemaLike {
-  return (
-    isObject(value) && typeof value.getJsonSchema === "function" && typeof value.getInputJsonSchema === "function"
-  );
+  return isObject(value) && typeof value.getJsonSchema === "function" && typeof value.getInputJsonSchema === "function";
 }
 
 function isMetaRegistryLike(value: unknown): value is MetaRegistryLike {

@@ -39,10 +39,5 @@ export function isCompiledGraph(value: unknown): value is CompiledGraphLike {
 }
 
 export function isStateGraph(value: unknown): value is StateGraphLike {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as StateGraphLike).compile === "function" &&
-    !isCompiledGraph(value)
-  );
+  return typeof value === "object" && value !== null && typeof (value as StateGraphLike).compile === "function" && !isCompiledGraph(value);
 }

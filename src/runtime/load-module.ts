@@ -22,9 +22,7 @@ export async function importExport(target: ModuleExport, what: string): Promise<
   }
   if (!(target.exportName in module) || module[target.exportName] === undefined) {
     const available = Object.keys(module).filter((k) => k !== "__esModule");
-    throw new StartupError(
-      `${what}: ${target.file} has no export named '${target.exportName}' (it exports: ${available.join(", ") || "nothing"}).`,
-    );
+    throw new StartupError(`${what}: ${target.file} has no export named '${target.exportName}' (it exports: ${available.join(", ") || "nothing"}).`);
   }
   return module[target.exportName];
 }

@@ -24,7 +24,17 @@ describe("toLangGraphCommand", () => {
   });
 
   it("accepts update as a list of [key, value] pairs", () => {
-    expect(toLangGraphCommand({ update: [["a", 1], ["b", 2]] }).update).toEqual([["a", 1], ["b", 2]]);
+    expect(
+      toLangGraphCommand({
+        update: [
+          ["a", 1],
+          ["b", 2],
+        ],
+      }).update,
+    ).toEqual([
+      ["a", 1],
+      ["b", 2],
+    ]);
   });
 
   it("turns goto objects into Sends and keeps node names, singly or in a list", () => {

@@ -162,9 +162,7 @@ describe("streamGraphRun stream modes", () => {
       expect(config).not.toHaveProperty("callbacks");
       expect(Object.keys(config.configurable).filter((key) => key.startsWith("__"))).toEqual([]);
     }
-    expect(checkpoints[1]!.tasks).toEqual([
-      expect.objectContaining({ name: "first", interrupts: [] }),
-    ]);
+    expect(checkpoints[1]!.tasks).toEqual([expect.objectContaining({ name: "first", interrupts: [] })]);
   });
 
   it("emits debug events for checkpoints, tasks and task results", async () => {
@@ -217,9 +215,7 @@ describe("streamGraphRun stream modes", () => {
     // The root run's own stream chunks become the mode events, not `events`.
     expect(streamed.filter((e) => e.event === "on_chain_stream" && e.run_id === runId)).toEqual([]);
     for (const event of streamed) {
-      expect(event).toEqual(
-        expect.objectContaining({ event: expect.any(String), name: expect.any(String), run_id: expect.any(String) }),
-      );
+      expect(event).toEqual(expect.objectContaining({ event: expect.any(String), name: expect.any(String), run_id: expect.any(String) }));
     }
     const kinds = new Set(streamed.map((e) => e.event));
     expect(kinds).toContain("on_chain_start");
@@ -267,10 +263,7 @@ describe("streamGraphRun subgraphs", () => {
       .addNode("llm", async (state) => ({ messages: [await model.invoke(state.messages)] }))
       .addEdge(START, "llm")
       .compile();
-    const graph = new StateGraph(MessagesAnnotation)
-      .addNode("child", child)
-      .addEdge(START, "child")
-      .compile({ checkpointer: new MemorySaver() });
+    const graph = new StateGraph(MessagesAnnotation).addNode("child", child).addEdge(START, "child").compile({ checkpointer: new MemorySaver() });
     const nested = await collect(graph, { input: userSays("hi"), streamMode: ["messages-tuple"], subgraphs: true });
     expect(nested.length).toBeGreaterThan(0);
     for (const name of names(nested)) expect(name).toMatch(/^messages\|child:[0-9a-f-]+$/);
@@ -385,9 +378,7 @@ describe("streamGraphRun interrupts and commands", () => {
     const events = await collect(graph, { input: { log: [] }, streamMode: ["updates", "events"] });
     expect(dataOf(events, "updates")).toEqual([{ route: { log: ["routed"] } }, { worker: { log: ["worked"] } }]);
     // biome-ignore lint/suspicious/noExplicitAny: LangGraph's payloads, read loosely in assertions
-    const ended = (dataOf(events, "events") as Array<Record<string, any>>).find(
-      (e) => e.event === "on_chain_end" && e.name === "route",
-    );
+    const ended = (dataOf(events, "events") as Array<Record<string, any>>).find((e) => e.event === "on_chain_end" && e.name === "route");
     expect(ended!.data.output).toEqual({ update: { log: ["routed"] }, goto: [{ node: "worker", input: { log: [] } }] });
   });
 
@@ -479,11 +470,14 @@ describe("streamGraphRun lifecycle mode", () => {
     events.filter((e) => e.event.startsWith("lifecycle|")).map((e) => e.data as { event: string; namespace: string[]; error?: unknown });
 
   it("says when each subgraph starts and completes, innermost completing first, named after its namespace", async () => {
-    const events = await collect(nestedGraph(() => ({ log: ["deep"] })), {
-      input: { log: [] },
-      streamMode: ["values", "lifecycle"],
-      subgraphs: true,
-    });
+    const events = await collect(
+      nestedGraph(() => ({ log: ["deep"] })),
+      {
+        input: { log: [] },
+        streamMode: ["values", "lifecycle"],
+        subgraphs: true,
+      },
+    );
     const seen = lifecycle(events);
     expect(seen.map((d) => [d.event, d.namespace.map((s) => s.split(":")[0])])).toEqual([
       ["started", ["child"]],
@@ -502,10 +496,20 @@ describe("streamGraphRun lifecycle mode", () => {
   });
 
   it("reports subgraphs without streaming their other events when subgraphs were not asked for", async () => {
-    const events = await collect(nestedGraph(() => ({ log: ["deep"] })), { input: { log: [] }, streamMode: ["values", "lifecycle"] });
+    const events = await collect(
+      nestedGraph(() => ({ log: ["deep"] })),
+      { input: { log: [] }, streamMode: ["values", "lifecycle"] },
+    );
     expect(lifecycle(events)).toHaveLength(4);
-    expect(names(events).filter((n) => !n.startsWith("lifecycle|")).every((n) => n === "values")).toBe(true);
-    const plain = await collect(nestedGraph(() => ({ log: ["deep"] })), { input: { log: [] }, streamMode: ["values"] });
+    expect(
+      names(events)
+        .filter((n) => !n.startsWith("lifecycle|"))
+        .every((n) => n === "values"),
+    ).toBe(true);
+    const plain = await collect(
+      nestedGraph(() => ({ log: ["deep"] })),
+      { input: { log: [] }, streamMode: ["values"] },
+    );
     expect(names(events).filter((n) => !n.startsWith("lifecycle|"))).toEqual(names(plain));
     expect(finalValues(events)).toEqual(finalValues(plain));
   });
@@ -548,7 +552,8 @@ describe("streamGraphRun lifecycle mode", () => {
         signal: new AbortController().signal,
         runId: randomUUID(),
         config: { configurable: { thread_id: randomUUID() } },
-      })) events.push(event);
+      }))
+        events.push(event);
     };
     await expect(run()).rejects.toMatchObject({ message: "deep trouble" });
     expect(lifecycle(events)).toMatchObject([
@@ -560,7 +565,11 @@ describe("streamGraphRun lifecycle mode", () => {
   });
 
   it("names the tool call that started a subgraph, for a task sent one tool call", async () => {
-    const research = new StateGraph(LogState).addNode("look", () => ({ log: ["looked"] })).addEdge(START, "look").addEdge("look", END).compile();
+    const research = new StateGraph(LogState)
+      .addNode("look", () => ({ log: ["looked"] }))
+      .addEdge(START, "look")
+      .addEdge("look", END)
+      .compile();
     const graph = new StateGraph(LogState)
       .addNode("agent", () => ({ log: ["agent"] }))
       // A tool node running one call (ToolNode's `tool_call_with_context` input) that runs a subagent.
@@ -579,13 +588,19 @@ describe("streamGraphRun lifecycle mode", () => {
   });
 
   it("derives the same events on the streamEvents path, beside the events mode", async () => {
-    const events = await collect(nestedGraph(() => ({ log: ["deep"] })), { input: { log: [] }, streamMode: ["events", "lifecycle"] });
+    const events = await collect(
+      nestedGraph(() => ({ log: ["deep"] })),
+      { input: { log: [] }, streamMode: ["events", "lifecycle"] },
+    );
     expect(lifecycle(events).map((d) => d.event)).toEqual(["started", "started", "completed", "completed"]);
     expect(names(events).some((n) => n === "events")).toBe(true);
   });
 
   it("still streams tasks when they were asked for beside lifecycle", async () => {
-    const events = await collect(nestedGraph(() => ({ log: ["deep"] })), { input: { log: [] }, streamMode: ["tasks", "lifecycle"] });
+    const events = await collect(
+      nestedGraph(() => ({ log: ["deep"] })),
+      { input: { log: [] }, streamMode: ["tasks", "lifecycle"] },
+    );
     expect(names(events).filter((n) => n === "tasks").length).toBeGreaterThan(0);
     expect(names(events).some((n) => n.startsWith("tasks|"))).toBe(false);
   });

@@ -60,9 +60,12 @@ describe("toThreadState", () => {
   });
 
   it("has no parent checkpoint at the root of the history", async () => {
-    const graph = new StateGraph(LogState).addNode("a", () => ({ log: ["a"] })).addEdge(START, "a").compile({
-      checkpointer: new MemorySaver(),
-    });
+    const graph = new StateGraph(LogState)
+      .addNode("a", () => ({ log: ["a"] }))
+      .addEdge(START, "a")
+      .compile({
+        checkpointer: new MemorySaver(),
+      });
     const config = { configurable: { thread_id: randomUUID() } };
     await graph.invoke({ log: [] }, config);
     const history: ThreadState[] = [];

@@ -121,7 +121,8 @@ export class CronScheduler {
     } catch (err) {
       // The occurrence is spent either way: a refusal now (a busy thread under reject, a deleted
       // assistant) would be refused again on every retry.
-      if (err instanceof GantryError && !isUnavailable(err)) log.warn("cron occurrence skipped: its run was refused", { scheduled_for: dueAt.toISOString(), detail: err.message });
+      if (err instanceof GantryError && !isUnavailable(err))
+        log.warn("cron occurrence skipped: its run was refused", { scheduled_for: dueAt.toISOString(), detail: err.message });
       else log.error("cron occurrence skipped: creating its run failed", { scheduled_for: dueAt.toISOString(), err });
     }
     return true;

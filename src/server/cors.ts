@@ -45,7 +45,12 @@ export function corsMiddleware(http: HttpConfig, allowOrigins: string[]): Middle
       const headers = new Headers(common(origin));
       headers.set("Access-Control-Allow-Methods", methods);
       if (settings.max_age !== undefined) headers.set("Access-Control-Max-Age", String(settings.max_age));
-      const requested = allowedHeaders ?? requestHeader(c, "access-control-request-headers")?.split(",").map((h) => h.trim()).join(",");
+      const requested =
+        allowedHeaders ??
+        requestHeader(c, "access-control-request-headers")
+          ?.split(",")
+          .map((h) => h.trim())
+          .join(",");
       if (requested) {
         headers.set("Access-Control-Allow-Headers", requested);
         headers.append("Vary", "Access-Control-Request-Headers");

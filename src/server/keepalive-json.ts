@@ -12,11 +12,7 @@ export interface KeepAliveOptions {
   onDisconnect?: () => void;
 }
 
-export async function keepAliveJson(
-  c: Context<AppEnv>,
-  produce: (signal: AbortSignal) => Promise<unknown>,
-  options: KeepAliveOptions,
-): Promise<Response> {
+export async function keepAliveJson(c: Context<AppEnv>, produce: (signal: AbortSignal) => Promise<unknown>, options: KeepAliveOptions): Promise<Response> {
   const intervalMs = options.intervalMs ?? 1000;
   const headers = { "Content-Type": "application/json" };
   const answer = (body: string | ReadableStream<Uint8Array>) => {

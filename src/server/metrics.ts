@@ -47,14 +47,9 @@ export function createMetrics(sources: MetricsSource[] = []): Metrics {
         "# TYPE gantry_http_requests_total counter",
       ];
       for (const s of series.values()) lines.push(`gantry_http_requests_total{${labels(s)}} ${s.count}`);
-      lines.push(
-        "# HELP gantry_http_request_duration_seconds Time to answer HTTP requests.",
-        "# TYPE gantry_http_request_duration_seconds histogram",
-      );
+      lines.push("# HELP gantry_http_request_duration_seconds Time to answer HTTP requests.", "# TYPE gantry_http_request_duration_seconds histogram");
       for (const s of series.values()) {
-        BUCKETS_SECONDS.forEach((bound, i) =>
-          lines.push(`gantry_http_request_duration_seconds_bucket{${labels(s)},le="${bound}"} ${s.buckets[i]}`),
-        );
+        BUCKETS_SECONDS.forEach((bound, i) => lines.push(`gantry_http_request_duration_seconds_bucket{${labels(s)},le="${bound}"} ${s.buckets[i]}`));
         lines.push(`gantry_http_request_duration_seconds_bucket{${labels(s)},le="+Inf"} ${s.count}`);
         lines.push(`gantry_http_request_duration_seconds_sum{${labels(s)}} ${s.sum}`);
         lines.push(`gantry_http_request_duration_seconds_count{${labels(s)}} ${s.count}`);

@@ -80,9 +80,7 @@ export function buildOpenApi(
       summary: spec.summary,
       ...(parameters.length ? { parameters } : {}),
       ...(info.security?.openPaths.includes(spec.path) ? { security: [] } : {}),
-      ...(spec.body
-        ? { requestBody: { required: !spec.bodyOptional, content: { "application/json": { schema: toSchema(spec.body) } } } }
-        : {}),
+      ...(spec.body ? { requestBody: { required: !spec.bodyOptional, content: { "application/json": { schema: toSchema(spec.body) } } } } : {}),
       responses,
     };
   }

@@ -67,7 +67,9 @@ export function mountRoutes(app: Hono<AppEnv>, routes: RouteSpec[], options: { v
       const parse = <S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query") =>
         options.validation === "list"
           ? parseAsList(schema, value, where)
-          : parseWith(schema, value, where, (fields) => options.log?.debug("ignored unknown fields", { request_id: c.get("requestId"), route: spec.path, where, fields }));
+          : parseWith(schema, value, where, (fields) =>
+              options.log?.debug("ignored unknown fields", { request_id: c.get("requestId"), route: spec.path, where, fields }),
+            );
       let body: unknown;
       if (spec.body) {
         const raw = await readJson(c, { limits });

@@ -26,7 +26,8 @@ function apiWith(userApp: Hono | UserApp) {
   });
   api.notFound((c) => c.json({ detail: "No route" }, 404));
   api.onError(errorHandler(silentLogger));
-  const post = (path: string, body: unknown) => api.request(path, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+  const post = (path: string, body: unknown) =>
+    api.request(path, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
   return { api, post, answeredBy: () => answeredBy };
 }
 
@@ -83,7 +84,10 @@ describe("mountUserApp", () => {
 
   it("keeps the status of an HTTPException its middleware throws, from its own copy of Hono too", async () => {
     class TheirHttpException extends Error {
-      constructor(readonly status: number, message: string) {
+      constructor(
+        readonly status: number,
+        message: string,
+      ) {
         super(message);
       }
       getResponse() {

@@ -42,9 +42,10 @@ function mostSpecific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
  */
 export async function readJson(c: Context, options: { limits: boolean } = { limits: true }): Promise<unknown> {
   const parsed = bodyParsedByUserApp(c);
-  if (parsed) return parsed.catch((err: unknown) => {
-    throw new GantryError("malformed", `The request body is not valid JSON: ${(err as Error).message}`);
-  });
+  if (parsed)
+    return parsed.catch((err: unknown) => {
+      throw new GantryError("malformed", `The request body is not valid JSON: ${(err as Error).message}`);
+    });
   const text = await readBodyText(c);
   if (text.trim() === "") return undefined;
   if (options.limits && jsonTextTooDeep(text)) throw invalid(`The request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and lists`);
@@ -63,12 +64,7 @@ export async function readJson(c: Context, options: { limits: boolean } = { limi
  * new fields must not break an older server. `onIgnored` hears the keys dropped; a known field of
  * the wrong type is still refused.
  */
-export function parseWith<S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  where: "body" | "query",
-  onIgnored?: (ignored: string[]) => void,
-): z.output<S> {
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query", onIgnored?: (ignored: string[]) => void): z.output<S> {
   const parsed = parseIgnoringUnknownKeys(schema, value);
   if (!parsed.success) throw new GantryError("invalid", describeZodError(parsed.error, where));
   if (parsed.ignored.length > 0) onIgnored?.(parsed.ignored);

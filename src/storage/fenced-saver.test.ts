@@ -107,10 +107,15 @@ describe("fencedSaver", () => {
     await graph.invoke({ n: 5 }, { configurable: { thread_id: "h1", run_id: "run-2" }, metadata: { batch: "second" } });
     const steps = async (filter: Record<string, unknown>) => {
       const out: Array<[unknown, unknown]> = [];
-      for await (const { metadata } of graph.getStateHistory({ configurable: { thread_id: "h1" } }, { filter })) out.push([(metadata as Record<string, unknown> | undefined)?.run_id, metadata?.step]);
+      for await (const { metadata } of graph.getStateHistory({ configurable: { thread_id: "h1" } }, { filter }))
+        out.push([(metadata as Record<string, unknown> | undefined)?.run_id, metadata?.step]);
       return out;
     };
-    expect(await steps({ batch: "first" })).toEqual([["run-1", 1], ["run-1", 0], ["run-1", -1]]);
+    expect(await steps({ batch: "first" })).toEqual([
+      ["run-1", 1],
+      ["run-1", 0],
+      ["run-1", -1],
+    ]);
     expect(await steps({ run_id: "run-2", thread_id: "h1" })).toHaveLength(3);
   });
 

@@ -20,15 +20,20 @@ export async function openStorage(options: { sqliteFile: string; databaseUrl?: s
       const storage = await openPostgresStorage({ url: options.databaseUrl, poolMax: options.postgresPoolMax, log });
       return { storage, migrated: storage.migrated, location };
     } catch (err) {
-      if (err instanceof StartupError) throw new StartupError(`${err.message} (the database comes from DATABASE_URL; unset it to use the embedded SQLite file)`);
-      throw new StartupError(`Cannot open PostgreSQL at ${location} (from DATABASE_URL): ${(err as Error).message}. Check that the server is running and the URL is right, or unset DATABASE_URL to use the embedded SQLite file.`);
+      if (err instanceof StartupError)
+        throw new StartupError(`${err.message} (the database comes from DATABASE_URL; unset it to use the embedded SQLite file)`);
+      throw new StartupError(
+        `Cannot open PostgreSQL at ${location} (from DATABASE_URL): ${(err as Error).message}. Check that the server is running and the URL is right, or unset DATABASE_URL to use the embedded SQLite file.`,
+      );
     }
   }
   try {
     const storage = openSqliteStorage(options.sqliteFile, log ? { log } : {});
     return { storage, migrated: storage.migrated, location: options.sqliteFile };
   } catch (err) {
-    throw new StartupError(`Cannot open the SQLite file ${options.sqliteFile}: ${(err as Error).message}. Check that the directory is writable, or choose another with --data-dir.`);
+    throw new StartupError(
+      `Cannot open the SQLite file ${options.sqliteFile}: ${(err as Error).message}. Check that the directory is writable, or choose another with --data-dir.`,
+    );
   }
 }
 

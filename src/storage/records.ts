@@ -59,7 +59,19 @@ export interface Run {
 }
 
 /** The stream modes a run can ask for. */
-export const STREAM_MODES = ["values", "messages", "messages-tuple", "updates", "events", "debug", "custom", "tasks", "checkpoints", "tools", "lifecycle"] as const;
+export const STREAM_MODES = [
+  "values",
+  "messages",
+  "messages-tuple",
+  "updates",
+  "events",
+  "debug",
+  "custom",
+  "tasks",
+  "checkpoints",
+  "tools",
+  "lifecycle",
+] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];
 
 /** A `Send`: run `node` with `input` as its state. */

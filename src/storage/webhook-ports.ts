@@ -24,10 +24,7 @@ export interface WebhookDelivery extends NewWebhookDelivery {
   updated_at: string;
 }
 
-export type WebhookAttemptResult =
-  | { outcome: "delivered" }
-  | { outcome: "retry"; next_attempt_at: Date; error: string }
-  | { outcome: "failed"; error: string };
+export type WebhookAttemptResult = { outcome: "delivered" } | { outcome: "retry"; next_attempt_at: Date; error: string } | { outcome: "failed"; error: string };
 
 export interface WebhookOutbox {
   /**

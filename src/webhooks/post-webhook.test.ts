@@ -28,7 +28,11 @@ describe("postWebhook", () => {
   });
 
   const post = (host: string, disableLoopback: boolean) =>
-    postWebhook(new URL(`http://${host}:${port}/hook`), `{"to":"${host}"}`, { headers: { "content-type": "application/json" }, timeoutMs: 5_000, policy: { disable_loopback: disableLoopback } });
+    postWebhook(new URL(`http://${host}:${port}/hook`), `{"to":"${host}"}`, {
+      headers: { "content-type": "application/json" },
+      timeoutMs: 5_000,
+      policy: { disable_loopback: disableLoopback },
+    });
 
   it("refuses a loopback address literal before connecting", async () => {
     expect(await post("127.0.0.1", true)).toMatchObject({ kind: "refused", message: expect.stringMatching(/^refused: .*loopback/) });

@@ -36,7 +36,12 @@ describe("attemptResult", () => {
 
 describe("backoffMs", () => {
   it("doubles from the base, stays within a fifth below it, and is capped", () => {
-    for (const [attempt, full] of [[1, 1_000], [2, 2_000], [3, 3_000], [9, 3_000]] as const) {
+    for (const [attempt, full] of [
+      [1, 1_000],
+      [2, 2_000],
+      [3, 3_000],
+      [9, 3_000],
+    ] as const) {
       const wait = backoffMs(attempt, settings);
       expect(wait).toBeLessThanOrEqual(full);
       expect(wait).toBeGreaterThanOrEqual(full * 0.8);

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { checkWebhookTarget, checkWebhookUrl } from "./webhook-url.js";
 
-const resolvesTo = (...addresses: string[]) => async () => addresses;
+const resolvesTo =
+  (...addresses: string[]) =>
+  async () =>
+    addresses;
 const unresolvable = async (): Promise<string[]> => {
   throw new Error("ENOTFOUND");
 };

@@ -19,7 +19,8 @@ export function checkWebhookUrl(url: string, policy: WebhookUrlPolicy = {}): URL
     throw invalid(`Field 'webhook' is longer than the allowed ${policy.max_url_length} characters (webhooks.url.max_url_length)`);
   }
   if (url.startsWith("/")) {
-    if (disableLoopback) throw invalid("Field 'webhook' is a relative URL, which would call this server; loopback webhooks are disabled (webhooks.url.disable_loopback)");
+    if (disableLoopback)
+      throw invalid("Field 'webhook' is a relative URL, which would call this server; loopback webhooks are disabled (webhooks.url.disable_loopback)");
     return null;
   }
   let parsed: URL;

@@ -72,7 +72,11 @@ describe("control plane API", () => {
 
   it("answers 413 with a detail for a body over 1 MiB, declared or chunked, before reading it", async () => {
     const big = JSON.stringify(createBody("big", NO_REPO, { secrets: [{ name: "PADDING", value: "x".repeat(1024 * 1024) }] }));
-    const declared = await fetch(`${cp.url}/v2/deployments`, { method: "POST", headers: { "X-Api-Key": API_KEY, "Content-Type": "application/json" }, body: big });
+    const declared = await fetch(`${cp.url}/v2/deployments`, {
+      method: "POST",
+      headers: { "X-Api-Key": API_KEY, "Content-Type": "application/json" },
+      body: big,
+    });
     expect(declared.status).toBe(413);
     expect(((await declared.json()) as { detail: string }).detail).toContain("1048576 bytes");
     const chunks = new ReadableStream<Uint8Array>({
@@ -92,7 +96,11 @@ describe("control plane API", () => {
   });
 
   it("answers 400 for source configuration errors and reserved secret names", async () => {
-    const noRef = await client.call("POST", "/v2/deployments", createBody("no-ref", NO_REPO, { source_revision_config: { langgraph_config_path: "langgraph.json" } }));
+    const noRef = await client.call(
+      "POST",
+      "/v2/deployments",
+      createBody("no-ref", NO_REPO, { source_revision_config: { langgraph_config_path: "langgraph.json" } }),
+    );
     expect(noRef).toEqual({ status: 400, body: { detail: "Source configuration error: 'source_revision_config.repo_ref' is required for 'github' source" } });
     const docker = await client.call("POST", "/v2/deployments", createBody("docker", NO_REPO, { source: "external_docker" }));
     expect(docker.status).toBe(400);
@@ -189,10 +197,17 @@ describe("control plane API", () => {
     const repo = createFixtureRepo();
     try {
       repo.commit("v1");
-      const created = await client.call("POST", "/v2/deployments", createBody("webhook-agent", repo.url, { source_config: { repo_url: repo.url, build_on_push: true } }));
+      const created = await client.call(
+        "POST",
+        "/v2/deployments",
+        createBody("webhook-agent", repo.url, { source_config: { repo_url: repo.url, build_on_push: true } }),
+      );
       const id = created.body.id;
-      await waitFor("the first commit to be resolved", async () =>
-        (await client.call("GET", `/v2/deployments/${id}/revisions/${created.body.latest_revision_id}`)).body.source_revision_config.repo_commit_sha ?? undefined,
+      await waitFor(
+        "the first commit to be resolved",
+        async () =>
+          (await client.call("GET", `/v2/deployments/${id}/revisions/${created.body.latest_revision_id}`)).body.source_revision_config.repo_commit_sha ??
+          undefined,
       );
       expect((await client.call("POST", `/v2/deployments/${id}/push-webhook`)).body.latest_revision_id).toBe(created.body.latest_revision_id);
       repo.commit("v2");
@@ -219,7 +234,9 @@ describe("control plane API", () => {
       const noKey = await runGantryExpectingFailure(["control-plane", "--port", "0", "--data-dir", dataDir], { GANTRY_API_KEYS: API_KEY });
       expect(noKey.code).toBe(1);
       expect(noKey.stderr).toContain("GANTRY_SECRETS_KEY is not set");
-      const noApiKey = await runGantryExpectingFailure(["control-plane", "--port", "0", "--data-dir", dataDir], { GANTRY_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") });
+      const noApiKey = await runGantryExpectingFailure(["control-plane", "--port", "0", "--data-dir", dataDir], {
+        GANTRY_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64"),
+      });
       expect(noApiKey.stderr).toContain("No API key is configured");
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

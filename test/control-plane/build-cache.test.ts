@@ -17,7 +17,9 @@ describe("control plane: build cache", { timeout: 180_000 }, () => {
   const deployed = async (revisionId: string) => expect((await revisionSettles(suite.client, deploymentId, revisionId)).status).toBe("DEPLOYED");
   /** The cache is pruned after the promotion, and again once the replaced server has stopped. */
   const cacheHolds = (id: string, expected: string[]) =>
-    waitFor(`the cache of ${id} to hold ${expected.join(", ")}`, async () => (JSON.stringify(builds(id)) === JSON.stringify([...expected].sort()) ? true : undefined));
+    waitFor(`the cache of ${id} to hold ${expected.join(", ")}`, async () =>
+      JSON.stringify(builds(id)) === JSON.stringify([...expected].sort()) ? true : undefined,
+    );
 
   it("keeps at most GANTRY_BUILDS_PER_DEPLOYMENT builds: the live revision's and the previous one's", async () => {
     shas.push(suite.repo.commit("v1"));
@@ -50,7 +52,9 @@ describe("control plane: build cache", { timeout: 180_000 }, () => {
     expect(builds(otherId)).toEqual([shas[3]]);
 
     expect((await suite.client.call("DELETE", `/v2/deployments/${deploymentId}`)).status).toBe(204);
-    await waitFor("the deployment to be purged", async () => ((await suite.client.call("GET", `/v2/deployments/${deploymentId}`)).status === 404 ? true : undefined));
+    await waitFor("the deployment to be purged", async () =>
+      (await suite.client.call("GET", `/v2/deployments/${deploymentId}`)).status === 404 ? true : undefined,
+    );
     expect(existsSync(join(suite.cp.dataDir, "builds", deploymentId))).toBe(false);
     expect(builds(otherId)).toEqual([shas[3]]);
   });

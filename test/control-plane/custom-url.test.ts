@@ -6,7 +6,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { API_KEY, createBody, revisionSettles, useControlPlane } from "./support.js";
 
 /** fetch() always sends the URL's own Host; node:http sends the one given. */
-function withHost(baseUrl: string, host: string, path: string, headers: Record<string, string> = { "X-Api-Key": API_KEY }): Promise<{ status: number; body: string }> {
+function withHost(
+  baseUrl: string,
+  host: string,
+  path: string,
+  headers: Record<string, string> = { "X-Api-Key": API_KEY },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolveResponse, reject) => {
     const req = request(new URL(path, baseUrl), { headers: { ...headers, Host: host } }, (res) => {
       let body = "";
@@ -31,8 +36,18 @@ describe("control plane: custom_url host routing", { timeout: 120_000 }, () => {
   });
 
   it("refuses a custom_url that is not an http(s) origin, or is the control plane's own address, with 422", async () => {
-    for (const bad of ["not a url", "ftp://agent.example.test", "https://agent.example.test/some/path", "https://user:pw@agent.example.test", `http://127.0.0.1:${port}`]) {
-      const response = await suite.client.call("POST", "/v2/deployments", createBody(name, suite.repo.url, { source_config: { repo_url: suite.repo.url, custom_url: bad } }));
+    for (const bad of [
+      "not a url",
+      "ftp://agent.example.test",
+      "https://agent.example.test/some/path",
+      "https://user:pw@agent.example.test",
+      `http://127.0.0.1:${port}`,
+    ]) {
+      const response = await suite.client.call(
+        "POST",
+        "/v2/deployments",
+        createBody(name, suite.repo.url, { source_config: { repo_url: suite.repo.url, custom_url: bad } }),
+      );
       expect(response.status, bad).toBe(422);
       expect(response.body.detail[0].loc).toEqual(["body", "source_config", "custom_url"]);
     }
@@ -41,7 +56,11 @@ describe("control plane: custom_url host routing", { timeout: 120_000 }, () => {
   it("serves the deployment to the SDK at its custom_url, streams included", async () => {
     // localhost reaches the same socket as 127.0.0.1 with another Host header: a host of its own.
     const customUrl = `http://localhost:${port}`;
-    const created = await suite.client.call("POST", "/v2/deployments", createBody(name, suite.repo.url, { source_config: { repo_url: suite.repo.url, custom_url: customUrl } }));
+    const created = await suite.client.call(
+      "POST",
+      "/v2/deployments",
+      createBody(name, suite.repo.url, { source_config: { repo_url: suite.repo.url, custom_url: customUrl } }),
+    );
     expect(created.status).toBe(201);
     deploymentId = created.body.id;
     expect(created.body.source_config.custom_url).toBe(customUrl);
@@ -74,7 +93,11 @@ describe("control plane: custom_url host routing", { timeout: 120_000 }, () => {
   });
 
   it("keeps one deployment per host, and clears the address with an empty string", async () => {
-    const taken = await suite.client.call("POST", "/v2/deployments", createBody(`${name}-2`, suite.repo.url, { source_config: { repo_url: suite.repo.url, custom_url: `http://${customHost}` } }));
+    const taken = await suite.client.call(
+      "POST",
+      "/v2/deployments",
+      createBody(`${name}-2`, suite.repo.url, { source_config: { repo_url: suite.repo.url, custom_url: `http://${customHost}` } }),
+    );
     expect(taken.status).toBe(409);
     expect(taken.body.detail).toContain(customHost);
 

@@ -30,12 +30,18 @@ describe("gantry deploy", { timeout: 90_000 }, () => {
   });
 
   it("creates the deployment, shows each status, prints the URL and exits 0", async () => {
-    const result = await gantryDeploy([...common(), "--repo-url", suite.repo.url, "--secret", "FIXTURE_SECRET"], { GANTRY_API_KEY: API_KEY, FIXTURE_SECRET: "from-env" });
+    const result = await gantryDeploy([...common(), "--repo-url", suite.repo.url, "--secret", "FIXTURE_SECRET"], {
+      GANTRY_API_KEY: API_KEY,
+      FIXTURE_SECRET: "from-env",
+    });
     expect(result.code, result.stderr).toBe(0);
     for (const status of ["BUILDING", "DEPLOYING", "DEPLOYED"]) expect(result.stderr).toContain(status);
     const url = result.stdout.trim();
     expect(url).toMatch(new RegExp(`^${suite.cp.url}/deployments/[0-9a-f-]{36}$`));
-    const answer = (await new Client({ apiUrl: url, apiKey: API_KEY }).runs.wait(null, "agent", { input: { input: "ci" } })) as { reply: string; secret: string };
+    const answer = (await new Client({ apiUrl: url, apiKey: API_KEY }).runs.wait(null, "agent", { input: { input: "ci" } })) as {
+      reply: string;
+      secret: string;
+    };
     expect(answer).toMatchObject({ reply: "v1:ci", secret: "from-env" });
   });
 

@@ -30,7 +30,11 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_00
   });
 
   it("creates a deployment whose first revision builds, deploys and answers the SDK through the router", async () => {
-    const created = await call("POST", "/v2/deployments", createBody("flow-agent", suite.repo.url, { secrets: [{ name: "FIXTURE_SECRET", value: SECRET_VALUE }] }));
+    const created = await call(
+      "POST",
+      "/v2/deployments",
+      createBody("flow-agent", suite.repo.url, { secrets: [{ name: "FIXTURE_SECRET", value: SECRET_VALUE }] }),
+    );
     expect(created.status).toBe(201);
     expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.body.latest_revision_id).toBeTruthy();
@@ -156,7 +160,9 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_00
 
   it("deletes the deployment: 204, then its server and records are gone", async () => {
     expect((await call("DELETE", `/v2/deployments/${deploymentId}`)).status).toBe(204);
-    await waitFor("the deployment to be purged", async () => ((await suite.client.call("GET", `/v2/deployments/${deploymentId}`)).status === 404 ? true : undefined));
+    await waitFor("the deployment to be purged", async () =>
+      (await suite.client.call("GET", `/v2/deployments/${deploymentId}`)).status === 404 ? true : undefined,
+    );
     const routed = await fetch(`${suite.cp.url}/deployments/${deploymentId}/ok`, { headers: { "X-Api-Key": API_KEY } });
     expect(routed.status).toBe(404);
   });

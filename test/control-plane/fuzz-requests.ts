@@ -71,7 +71,31 @@ const ODD_STRINGS = [
   "9999-12-31T23:59:59.999999999-23:59",
 ];
 
-const BOUNDARY_NUMBERS = [0, -0, 1, -1, 0.5, 63, 64, 99, 100, 101, 999, 1000, 1001, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 53 - 1, 2 ** 53, 2 ** 63, 2 ** 64, 1e308, -1e308, 5e-324];
+const BOUNDARY_NUMBERS = [
+  0,
+  -0,
+  1,
+  -1,
+  0.5,
+  63,
+  64,
+  99,
+  100,
+  101,
+  999,
+  1000,
+  1001,
+  2 ** 31 - 1,
+  2 ** 31,
+  2 ** 32,
+  2 ** 53 - 1,
+  2 ** 53,
+  2 ** 63,
+  2 ** 64,
+  1e308,
+  -1e308,
+  5e-324,
+];
 
 const oddString = fc.oneof(fc.constantFrom(...ODD_STRINGS), fc.string({ unit: "binary", maxLength: 24 }), fc.string({ maxLength: 24 }));
 // Past 1 MiB a body is refused before it is read (api.test.ts covers that); these reach the schemas.
@@ -116,13 +140,29 @@ const repoUrlArb = field(
   "fd::17",
   "ftp://127.0.0.1/x.git",
 );
-const refArb = field(fc.oneof(fc.constantFrom("main", "refs/heads/main", "refs/tags/v1", "v1.0", "feature/x"), fc.stringMatching(/^[0-9a-f]{40}$/)), "-x", "a..b", "@{-1}", "main.lock", "a b");
-const pathArb = field(fc.constantFrom("langgraph.json", "agents/langgraph.json", "a b/langgraph.json"), "../langgraph.json", "/etc/langgraph.json", "a\\..\\b.json", "");
+const refArb = field(
+  fc.oneof(fc.constantFrom("main", "refs/heads/main", "refs/tags/v1", "v1.0", "feature/x"), fc.stringMatching(/^[0-9a-f]{40}$/)),
+  "-x",
+  "a..b",
+  "@{-1}",
+  "main.lock",
+  "a b",
+);
+const pathArb = field(
+  fc.constantFrom("langgraph.json", "agents/langgraph.json", "a b/langgraph.json"),
+  "../langgraph.json",
+  "/etc/langgraph.json",
+  "a\\..\\b.json",
+  "",
+);
 const jsonValue = fc.jsonValue({ maxDepth: 3 });
 const secretsArb = field(
   fc.uniqueArray(
     fc.record({
-      name: fc.oneof(fc.constantFrom("API_KEY", "OPENAI_API_KEY", "GIT_ALLOW_PROTOCOL", "GIT_SSH_COMMAND", "GIT_CONFIG_GLOBAL"), fc.stringMatching(/^[A-Z][A-Z0-9_]{0,20}$/)),
+      name: fc.oneof(
+        fc.constantFrom("API_KEY", "OPENAI_API_KEY", "GIT_ALLOW_PROTOCOL", "GIT_SSH_COMMAND", "GIT_CONFIG_GLOBAL"),
+        fc.stringMatching(/^[A-Z][A-Z0-9_]{0,20}$/),
+      ),
       value: fc.string({ maxLength: 30 }),
     }),
     { maxLength: 4, selector: (s) => s.name },
@@ -130,7 +170,10 @@ const secretsArb = field(
   [{ name: "PATH", value: "/tmp" }],
   [{ name: "POSTGRES_URI", value: "x" }],
   [{ name: "1BAD", value: "x" }],
-  [{ name: "A", value: "1" }, { name: "A", value: "2" }],
+  [
+    { name: "A", value: "1" },
+    { name: "A", value: "2" },
+  ],
   [{ name: "A".repeat(257), value: "x" }],
   [{ name: "A" }],
 );
@@ -141,7 +184,16 @@ const sourceConfig = fc.record(
     repo_url: repoUrlArb,
     deployment_type: field(fc.constantFrom("dev_free", "dev", "prod"), "serverless"),
     build_on_push: field(fc.boolean(), "true"),
-    custom_url: field(fc.oneof(fc.constant(null), fc.nat().map((n) => `https://fuzz-${n}.example.test`)), "", "http://127.0.0.1", "https://a.example.test/path", "ftp://x"),
+    custom_url: field(
+      fc.oneof(
+        fc.constant(null),
+        fc.nat().map((n) => `https://fuzz-${n}.example.test`),
+      ),
+      "",
+      "http://127.0.0.1",
+      "https://a.example.test/path",
+      "ftp://x",
+    ),
     resource_spec: field(fc.dictionary(fc.string({ maxLength: 8 }), jsonValue, { maxKeys: 4 }), []),
     listener_id: field(fc.constant(null), "0190a1c1-0000-7000-8000-000000000000"),
     listener_config: field(fc.constant(null), { k8s_namespace: "default" }),
@@ -236,7 +288,7 @@ const tainted = (value: fc.Arbitrary<unknown>) =>
 const bodyText = (value: fc.Arbitrary<unknown>) =>
   fc.oneof(
     { weight: 12, arbitrary: tainted(value).map(writeJson) },
-    { weight: 1, arbitrary: fc.constantFrom("", "{", "{\"name\":", "null", "[]", "1", "\"text\"", "\u0000", "{\"a\":1}garbage", "\ufeff{}") },
+    { weight: 1, arbitrary: fc.constantFrom("", "{", '{"name":', "null", "[]", "1", '"text"', "\u0000", '{"a":1}garbage', "\ufeff{}") },
     { weight: 1, arbitrary: hostile.map(writeJson) },
   );
 
@@ -255,8 +307,17 @@ function encodeLoose(text: string): string {
 
 const queryValue = fc.oneof(
   // Node refuses a request line past 16 KiB (431) before the app sees it: most values stay under.
-  { weight: 3, arbitrary: fc.oneof(oddString, boundaryNumber.map(String), hugeString.map((s) => s.slice(0, 1_500))).map(encodeLoose) },
-  { weight: 1, arbitrary: fc.constantFrom("%", "%zz", "%E0%A4%A", "%ED%A0%80", "%00", "%FF", "a%2Cb", "[", "[\"x\"]", "true", "TRUE", "1", "0") },
+  {
+    weight: 3,
+    arbitrary: fc
+      .oneof(
+        oddString,
+        boundaryNumber.map(String),
+        hugeString.map((s) => s.slice(0, 1_500)),
+      )
+      .map(encodeLoose),
+  },
+  { weight: 1, arbitrary: fc.constantFrom("%", "%zz", "%E0%A4%A", "%ED%A0%80", "%00", "%FF", "a%2Cb", "[", '["x"]', "true", "TRUE", "1", "0") },
 );
 
 function query(known: Record<string, fc.Arbitrary<string>>) {
@@ -266,7 +327,16 @@ function query(known: Record<string, fc.Arbitrary<string>>) {
         weight: 4,
         arbitrary: fc
           .constantFrom(...Object.keys(known))
-          .chain((key) => fc.tuple(fc.constant(key), fc.oneof({ weight: 2, arbitrary: known[key]! }, { weight: 1, arbitrary: queryValue }, { weight: 1, arbitrary: tainted(known[key]!).map((v) => encodeLoose(String(v))) }))),
+          .chain((key) =>
+            fc.tuple(
+              fc.constant(key),
+              fc.oneof(
+                { weight: 2, arbitrary: known[key]! },
+                { weight: 1, arbitrary: queryValue },
+                { weight: 1, arbitrary: tainted(known[key]!).map((v) => encodeLoose(String(v))) },
+              ),
+            ),
+          ),
       },
       { weight: 1, arbitrary: fc.tuple(fc.constantFrom("unknown", "", "limit[]", "%", "a=b"), queryValue) },
     ),
@@ -289,7 +359,12 @@ const deploymentListQuery = query({
   deployment_type: enumOf("dev", "prod", "x"),
   deployment_ids: fc.uuid(),
 });
-const revisionListQuery = query({ limit: int(1, 100), offset: int(0), status: enumOf("DEPLOYED", "BUILD_FAILED", "nope"), remote_reconciled: enumOf("true", "0") });
+const revisionListQuery = query({
+  limit: int(1, 100),
+  offset: int(0),
+  status: enumOf("DEPLOYED", "BUILD_FAILED", "nope"),
+  remote_reconciled: enumOf("true", "0"),
+});
 const deleteQuery = query({ force: enumOf("true", "false", "2"), delete_tracing_project: enumOf("true", "false") });
 const logsQuery = query({
   type: enumOf("build", "deploy", "x"),
@@ -304,12 +379,26 @@ const logsQuery = query({
 });
 
 const junkId = fc.oneof(
-  fc.constantFrom("abc", "00000000-0000-0000-0000-000000000000", "%00", "%ED%A0%80", "..", "%2e%2e", "x".repeat(5_000), "0190A1C1-0000-7000-8000-00000000000G", " "),
+  fc.constantFrom(
+    "abc",
+    "00000000-0000-0000-0000-000000000000",
+    "%00",
+    "%ED%A0%80",
+    "..",
+    "%2e%2e",
+    "x".repeat(5_000),
+    "0190A1C1-0000-7000-8000-00000000000G",
+    " ",
+  ),
   fc.string({ maxLength: 40 }).map(encodeLoose),
 );
 
 function idArb(pool: () => string[]) {
-  return fc.oneof({ weight: 4, arbitrary: fc.nat().map((n) => pool()[n % Math.max(1, pool().length)] ?? "00000000-0000-4000-8000-000000000000") }, { weight: 2, arbitrary: fc.uuid() }, { weight: 1, arbitrary: junkId });
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.nat().map((n) => pool()[n % Math.max(1, pool().length)] ?? "00000000-0000-4000-8000-000000000000") },
+    { weight: 2, arbitrary: fc.uuid() },
+    { weight: 1, arbitrary: junkId },
+  );
 }
 
 const headersArb = fc.record(
@@ -346,7 +435,9 @@ export function requestArb(ids: KnownIds): fc.Arbitrary<FuzzRequest> {
 
 /** The request as a curl command (bodies past 2,000 characters are described, not pasted). */
 export function curlOf(request: FuzzRequest): string {
-  const headers = Object.entries(request.headers).map(([k, v]) => ` -H ${shellQuote(`${k}: ${v}`)}`).join("");
+  const headers = Object.entries(request.headers)
+    .map(([k, v]) => ` -H ${shellQuote(`${k}: ${v}`)}`)
+    .join("");
   const body =
     request.body === undefined
       ? ""

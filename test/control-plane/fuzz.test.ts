@@ -45,7 +45,10 @@ function fuzzBackend(label: string, env: () => Record<string, string>, cleanup: 
 
     const snapshot = async (id: string) => {
       const client = api(cp.url);
-      return { deployment: (await client.call("GET", `/v2/deployments/${id}`)).body, revisions: (await client.call("GET", `/v2/deployments/${id}/revisions`)).body };
+      return {
+        deployment: (await client.call("GET", `/v2/deployments/${id}`)).body,
+        revisions: (await client.call("GET", `/v2/deployments/${id}/revisions`)).body,
+      };
     };
 
     beforeAll(async () => {
@@ -54,11 +57,16 @@ function fuzzBackend(label: string, env: () => Record<string, string>, cleanup: 
       const created = await client.call(
         "POST",
         "/v2/deployments",
-        createBody("fuzz-baseline", "file:///nonexistent/baseline.git", { secrets: [{ name: "BASELINE_SECRET", value: "kept" }], source_config: { repo_url: "file:///nonexistent/baseline.git", resource_spec: { replicas: 1 } } }),
+        createBody("fuzz-baseline", "file:///nonexistent/baseline.git", {
+          secrets: [{ name: "BASELINE_SECRET", value: "kept" }],
+          source_config: { repo_url: "file:///nonexistent/baseline.git", resource_spec: { replicas: 1 } },
+        }),
       );
       expect(created.status).toBe(201);
       const { id, latest_revision_id: revision } = created.body;
-      await waitFor("the baseline build to settle", async () => ((await client.call("GET", `/v2/deployments/${id}/revisions/${revision}`)).body.status === "BUILD_FAILED" ? true : undefined));
+      await waitFor("the baseline build to settle", async () =>
+        (await client.call("GET", `/v2/deployments/${id}/revisions/${revision}`)).body.status === "BUILD_FAILED" ? true : undefined,
+      );
       baseline = { id, ...(await snapshot(id)) };
       // Fuzzed requests reach real deployments and revisions, but never the baseline.
       for (const name of ["fuzz-target-a", "fuzz-target-b"]) {
@@ -71,7 +79,9 @@ function fuzzBackend(label: string, env: () => Record<string, string>, cleanup: 
     afterAll(async () => {
       const statuses = [...tally.byStatus.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`);
       if (tally.failures.length) console.log(`[fuzz ${label}] failures:\n${tally.failures.join("\n")}`);
-      console.log(`[fuzz ${label}] ${[...tally.byStatus.values()].reduce((a, b) => a + b, 0)} requests; by status ${statuses.join(", ")}; slowest ${Math.round(tally.slowestMs)} ms: ${tally.slowest}`);
+      console.log(
+        `[fuzz ${label}] ${[...tally.byStatus.values()].reduce((a, b) => a + b, 0)} requests; by status ${statuses.join(", ")}; slowest ${Math.round(tally.slowestMs)} ms: ${tally.slowest}`,
+      );
       await cp?.stop();
       if (cp) rmSync(cp.dataDir, { recursive: true, force: true });
       await cleanup();
@@ -87,7 +97,8 @@ function fuzzBackend(label: string, env: () => Record<string, string>, cleanup: 
       }
       // The router's 502/503 are deliberate (no live revision yet, a deployment not answering): the SDKs retry them.
       const routed = request.path.startsWith("/deployments/");
-      if (answer.status >= 500 && !(routed && (answer.status === 502 || answer.status === 503))) throw new Error(`HTTP ${answer.status}: ${answer.body.slice(0, 500)}`);
+      if (answer.status >= 500 && !(routed && (answer.status === 502 || answer.status === 503)))
+        throw new Error(`HTTP ${answer.status}: ${answer.body.slice(0, 500)}`);
       // 431 comes from Node's HTTP parser (a request line past 16 KiB), before any of Gantry's code.
       if (answer.status >= 400 && answer.status !== 431) {
         const parsed = JSON.parse(answer.body) as { detail?: unknown };
@@ -118,7 +129,6 @@ function fuzzBackend(label: string, env: () => Record<string, string>, cleanup: 
         { numRuns: RUNS },
       );
     });
-
 
     it("still answers, and the deployment made before fuzzing is unchanged", async () => {
       expect((await fetch(`${cp.url}/ok`)).status).toBe(200);

@@ -97,7 +97,9 @@ describe("a git remote that never answers", { timeout: 60_000 }, () => {
     it("cancels a build stuck on the remote when a newer revision comes (INTERRUPTED), and builds the newer one", async () => {
       const created = await client.call("POST", "/v2/deployments", createBody("stuck-then-patched", remote.url));
       const { id, latest_revision_id: first } = created.body;
-      await waitFor("the first build to reach git", async () => ((await statusOf(id, first)) === "BUILDING" && processesFor(remote.port).length > 0 ? true : undefined));
+      await waitFor("the first build to reach git", async () =>
+        (await statusOf(id, first)) === "BUILDING" && processesFor(remote.port).length > 0 ? true : undefined,
+      );
       const patched = await client.call("PATCH", `/v2/deployments/${id}`, { source_revision_config: { repo_ref: "release" } });
       const second = patched.body.latest_revision_id;
       await waitFor("the first build to be interrupted", async () => ((await statusOf(id, first)) === "INTERRUPTED" ? true : undefined), 15_000);
@@ -112,7 +114,9 @@ describe("a git remote that never answers", { timeout: 60_000 }, () => {
     it("purges a deployment deleted while its build waits on the remote, git and its helpers with it", async () => {
       const created = await client.call("POST", "/v2/deployments", createBody("stuck-then-deleted", remote.url));
       const { id, latest_revision_id: revision } = created.body;
-      await waitFor("the build to reach git", async () => ((await statusOf(id, revision)) === "BUILDING" && processesFor(remote.port).length > 0 ? true : undefined));
+      await waitFor("the build to reach git", async () =>
+        (await statusOf(id, revision)) === "BUILDING" && processesFor(remote.port).length > 0 ? true : undefined,
+      );
       expect((await client.call("DELETE", `/v2/deployments/${id}`)).status).toBe(204);
       await waitFor("the deployment to be purged", async () => ((await client.call("GET", `/v2/deployments/${id}`)).status === 404 ? true : undefined), 15_000);
       await waitFor("no git process for the remote", async () => (processesFor(remote.port).length === 0 ? true : undefined), 5_000);

@@ -37,7 +37,17 @@ function hostileInputCases(label: string, env: () => Record<string, string>, cle
     };
 
     it("refuses a repo_url git would read as an option or a remote helper", async () => {
-      for (const url of ["--upload-pack=touch /tmp/gantry-x", "-u", "ext::sh -c touch% /tmp/gantry-x", "fd::17", "ssh://-oProxyCommand=touch/x", "git@-oProxyCommand=x:repo", "ftp://example.com/x.git", "file:///tmp/a b.git", ""]) {
+      for (const url of [
+        "--upload-pack=touch /tmp/gantry-x",
+        "-u",
+        "ext::sh -c touch% /tmp/gantry-x",
+        "fd::17",
+        "ssh://-oProxyCommand=touch/x",
+        "git@-oProxyCommand=x:repo",
+        "ftp://example.com/x.git",
+        "file:///tmp/a b.git",
+        "",
+      ]) {
         const body = createBody("bad-url", url);
         refused(await client.call("POST", "/v2/deployments", body), ["body", "source_config", "repo_url"]);
       }
@@ -62,21 +72,41 @@ function hostileInputCases(label: string, env: () => Record<string, string>, cle
         [{ source_config: { repo_url: NO_REPO, build_command: "\ud800" } }, ["body", "source_config", "build_command"]],
         [{ source_config: { repo_url: NO_REPO, resource_spec: { note: "a\u0000b" } } }, ["body", "source_config", "resource_spec"]],
         [{ source_config: { repo_url: NO_REPO, resource_spec: { "\ud800": 1 } } }, ["body", "source_config", "resource_spec"]],
-        [{ source_revision_config: { repo_ref: "main", langgraph_config_path: "lang\u0000graph.json" } }, ["body", "source_revision_config", "langgraph_config_path"]],
+        [
+          { source_revision_config: { repo_ref: "main", langgraph_config_path: "lang\u0000graph.json" } },
+          ["body", "source_revision_config", "langgraph_config_path"],
+        ],
         [{ secrets: [{ name: "TOKEN", value: "x\u0000" }] }, ["body", "secrets", 0, "value"]],
         [{ secrets: [{ name: "TOKEN", value: "\udfff" }] }, ["body", "secrets", 0, "value"]],
       ];
       for (const [extra, loc] of cases) refused(await client.call("POST", "/v2/deployments", createBody("nul-field", NO_REPO, extra)), loc);
-      refused(await client.call("PATCH", `/v2/deployments/${deploymentId}`, { source_config: { install_command: "\u0000" } }), ["body", "source_config", "install_command"]);
+      refused(await client.call("PATCH", `/v2/deployments/${deploymentId}`, { source_config: { install_command: "\u0000" } }), [
+        "body",
+        "source_config",
+        "install_command",
+      ]);
     });
 
     it("bounds string lengths, list sizes and resource_spec nesting", async () => {
       refused(await client.call("POST", "/v2/deployments", createBody("long-url", "file:///" + "a".repeat(3_000))), ["body", "source_config", "repo_url"]);
-      refused(await client.call("POST", "/v2/deployments", createBody("many-secrets", NO_REPO, { secrets: Array.from({ length: 201 }, (_, i) => ({ name: `S${i}`, value: "v" })) })), ["body", "secrets"]);
+      refused(
+        await client.call(
+          "POST",
+          "/v2/deployments",
+          createBody("many-secrets", NO_REPO, { secrets: Array.from({ length: 201 }, (_, i) => ({ name: `S${i}`, value: "v" })) }),
+        ),
+        ["body", "secrets"],
+      );
       const deep = JSON.parse("[".repeat(100) + "]".repeat(100)) as unknown;
-      refused(await client.call("POST", "/v2/deployments", createBody("deep-spec", NO_REPO, { source_config: { repo_url: NO_REPO, resource_spec: { deep } } })), ["body", "source_config", "resource_spec"]);
+      refused(
+        await client.call("POST", "/v2/deployments", createBody("deep-spec", NO_REPO, { source_config: { repo_url: NO_REPO, resource_spec: { deep } } })),
+        ["body", "source_config", "resource_spec"],
+      );
       // 20,000 deep once overflowed JSON.stringify's stack on the way to storage.
-      const deepSpec = JSON.stringify(createBody("deeper-spec", NO_REPO, { source_config: { repo_url: NO_REPO, resource_spec: { deep: "DEEP" } } })).replace('"DEEP"', "[".repeat(20_000) + "]".repeat(20_000));
+      const deepSpec = JSON.stringify(createBody("deeper-spec", NO_REPO, { source_config: { repo_url: NO_REPO, resource_spec: { deep: "DEEP" } } })).replace(
+        '"DEEP"',
+        "[".repeat(20_000) + "]".repeat(20_000),
+      );
       refused(await client.call("POST", "/v2/deployments", deepSpec), ["body", "source_config", "resource_spec"]);
       const hugelyDeep = `{"name":"x","extra":${"[".repeat(400_000)}${"]".repeat(400_000)}}`;
       expect((await client.call("POST", "/v2/deployments", hugelyDeep)).status).toBe(422);

@@ -80,7 +80,11 @@ describe("reconciler", { timeout: 120_000 }, () => {
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const cp = await controlPlane(dataDir);
     const client = api(cp.url);
-    const created = await client.call("POST", "/v2/deployments", createBody("push-agent", repo.url, { source_config: { repo_url: repo.url, build_on_push: true } }));
+    const created = await client.call(
+      "POST",
+      "/v2/deployments",
+      createBody("push-agent", repo.url, { source_config: { repo_url: repo.url, build_on_push: true } }),
+    );
     expect((await revisionSettles(client, created.body.id, created.body.latest_revision_id)).status).toBe("DEPLOYED");
 
     const pushed = repo.commit("v2");

@@ -47,7 +47,14 @@ export function storeCases(open: () => ControlPlaneStore) {
     const d = deployment(unique("create"));
     const r = revision(d.id);
     const created = await store.createDeployment(d, r);
-    expect(created).toMatchObject({ id: d.id, name: d.name, latest_revision_id: r.id, active_revision_id: null, resource_spec: { min_scale: 1 }, build_on_push: false });
+    expect(created).toMatchObject({
+      id: d.id,
+      name: d.name,
+      latest_revision_id: r.id,
+      active_revision_id: null,
+      resource_spec: { min_scale: 1 },
+      build_on_push: false,
+    });
     expect(created.created_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     expect(await store.getRevision(d.id, r.id)).toMatchObject({ seq: 1, status: "QUEUED", secret_names: ["A"], repo_commit_sha: null });
   });
@@ -88,7 +95,10 @@ export function storeCases(open: () => ControlPlaneStore) {
     const r2 = revision(d.id, "v2");
     const updated = await store.updateDeployment(d.id, { build_on_push: true }, r2);
     expect(updated).toMatchObject({ latest_revision_id: r2.id, build_on_push: true });
-    expect((await store.listRevisions(d.id, undefined, 10, 0)).map((r) => [r.id, r.seq])).toEqual([[r2.id, 2], [r1.id, 1]]);
+    expect((await store.listRevisions(d.id, undefined, 10, 0)).map((r) => [r.id, r.seq])).toEqual([
+      [r2.id, 2],
+      [r1.id, 1],
+    ]);
     expect(await store.setRevisionStatus(r1.id, "SKIPPED", ["QUEUED"])).toBe(true);
     expect(await store.setRevisionStatus(r1.id, "AWAITING_BUILD", ["QUEUED"])).toBe(false);
     expect((await store.listRevisions(d.id, ["SKIPPED"], 10, 0)).map((r) => r.id)).toEqual([r1.id]);

@@ -251,10 +251,14 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
 /** Waits for a revision to reach a terminal status and returns it. */
 // biome-ignore lint/suspicious/noExplicitAny: the revision as the control plane answers it, read loosely by the tests
 export async function revisionSettles(client: Api, deploymentId: string, revisionId: string, timeoutMs = 60_000): Promise<any> {
-  return waitFor(`revision ${revisionId} to settle`, async () => {
-    const { body } = await client.call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
-    return ["DEPLOYED", "BUILD_FAILED", "DEPLOY_FAILED", "CREATE_FAILED", "SKIPPED"].includes(body.status) ? body : undefined;
-  }, timeoutMs);
+  return waitFor(
+    `revision ${revisionId} to settle`,
+    async () => {
+      const { body } = await client.call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
+      return ["DEPLOYED", "BUILD_FAILED", "DEPLOY_FAILED", "CREATE_FAILED", "SKIPPED"].includes(body.status) ? body : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 export function createBody(name: string, repoUrl: string, extra: Record<string, unknown> = {}) {

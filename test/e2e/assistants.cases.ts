@@ -400,10 +400,7 @@ export function describeAssistantsE2E(label: string, open: OpenStore): void {
 
       it("lists direct subgraphs, all of them with recurse, and one with a namespace", async () => {
         expect(Object.keys(await gantry.client.assistants.getSubgraphs("nested"))).toEqual(["child"]);
-        expect(Object.keys(await gantry.client.assistants.getSubgraphs("nested", { recurse: true })).sort()).toEqual([
-          "child",
-          "child|grandchild",
-        ]);
+        expect(Object.keys(await gantry.client.assistants.getSubgraphs("nested", { recurse: true })).sort()).toEqual(["child", "child|grandchild"]);
         const child = await gantry.client.assistants.getSubgraphs("nested", { namespace: "child" });
         expect(Object.keys(child)).toEqual(["child"]);
         expect(Object.keys((child.child!.state_schema as { properties: object }).properties).sort()).toEqual(["steps", "topic"]);

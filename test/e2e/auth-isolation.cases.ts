@@ -173,7 +173,11 @@ const HIDDEN: Array<[string, (ctx: Ctx) => Promise<string[]>, (a: Holdings) => s
     (a) => [a.cronId],
   ],
   ["search the store", async ({ bob }) => (await bob.store.searchItems([], { limit: 100 })).items.map((x) => x.key), (a) => [a.privateKey, a.sharedKey]],
-  ["search the shared store namespace", async ({ bob }) => (await bob.store.searchItems(["shared"], { limit: 100 })).items.map((x) => x.key), (a) => [a.sharedKey]],
+  [
+    "search the shared store namespace",
+    async ({ bob }) => (await bob.store.searchItems(["shared"], { limit: 100 })).items.map((x) => x.key),
+    (a) => [a.sharedKey],
+  ],
   ["read alice's private store item by its key", async ({ bob, a }) => [(await bob.store.getItem(["docs"], a.privateKey))?.key ?? ""], (a) => [a.privateKey]],
   [
     "list store namespaces",

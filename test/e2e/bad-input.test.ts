@@ -118,7 +118,12 @@ describe("request bodies", () => {
           else controller.close();
         },
       });
-      const response = await fetch(`${server.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+      const response = await fetch(`${server.url}/threads`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: stream,
+        duplex: "half",
+      } as RequestInit);
       return { status: response.status, json: (await response.json()) as Record<string, unknown> };
     };
     const accepted = await postChunked({ metadata: { sent: "in chunks" } });
@@ -163,12 +168,9 @@ describe("request bodies", () => {
     expect((await send("GET", "/ok")).status).toBe(200);
   });
 
-  it.each(LIMITED_ROUTES.flatMap((route) => [0, 1001, -1].map((limit) => ({ ...route, limit }))))(
-    "$name answers 422 to limit $limit",
-    async (route) => {
-      expectRefusal(await send(route.method, route.path(), { ...route.valid(), limit: route.limit }), 422, "'limit'");
-    },
-  );
+  it.each(LIMITED_ROUTES.flatMap((route) => [0, 1001, -1].map((limit) => ({ ...route, limit }))))("$name answers 422 to limit $limit", async (route) => {
+    expectRefusal(await send(route.method, route.path(), { ...route.valid(), limit: route.limit }), 422, "'limit'");
+  });
 
   it.each(LIMITED_ROUTES)("$name answers 422 to a negative offset", async (route) => {
     expectRefusal(await send(route.method, route.path(), { ...route.valid(), offset: -1 }), 422, "'offset'");
@@ -262,13 +264,10 @@ describe("path ids", () => {
     expectRefusal(await send(method, `/threads/not-a-uuid${suffix}`, body), 422, "'thread_id'");
   });
 
-  it.each(THREAD_ID_ROUTES.filter(([, suffix]) => suffix === ""))(
-    "%s /threads/{id} answers 404 to an unknown UUID",
-    async (method, suffix, body) => {
-      const missing = randomUUID();
-      expectRefusal(await send(method, `/threads/${missing}${suffix}`, body), 404, missing);
-    },
-  );
+  it.each(THREAD_ID_ROUTES.filter(([, suffix]) => suffix === ""))("%s /threads/{id} answers 404 to an unknown UUID", async (method, suffix, body) => {
+    const missing = randomUUID();
+    expectRefusal(await send(method, `/threads/${missing}${suffix}`, body), 404, missing);
+  });
 
   it("POST /threads/{id}/copy answers 409 to an unknown UUID, as the platform does", async () => {
     const missing = randomUUID();

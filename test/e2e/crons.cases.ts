@@ -138,7 +138,9 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
       expect(created.status).toBe(200);
       // 9:00 in New York in January is 14:00 UTC.
       expect(created.json).toMatchObject({ timezone: "America/New_York", next_run_date: "2030-01-01T14:00:00.000Z", end_time: "2030-01-03T00:00:00.000Z" });
-      const ended = await request(server.url, "POST", "/runs/crons", { body: { assistant_id: "tick", schedule: "0 9 * * *", end_time: "2030-01-01T08:00:00" } });
+      const ended = await request(server.url, "POST", "/runs/crons", {
+        body: { assistant_id: "tick", schedule: "0 9 * * *", end_time: "2030-01-01T08:00:00" },
+      });
       expect(ended.json).toMatchObject({ end_time: "2030-01-01T08:00:00.000Z", next_run_date: null });
     });
 
@@ -228,13 +230,33 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * * *" }, /five fields/],
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "" }, /Field 'schedule'/],
         ["POST", "/runs/crons", { assistant_id: "tick" }, /Field 'schedule'/],
-        ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", timezone: "Mars/Olympus" }, /Field 'timezone' is not an IANA time zone name: 'Mars\/Olympus'/],
+        [
+          "POST",
+          "/runs/crons",
+          { assistant_id: "tick", schedule: "* * * * *", timezone: "Mars/Olympus" },
+          /Field 'timezone' is not an IANA time zone name: 'Mars\/Olympus'/,
+        ],
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", end_time: "tomorrow" }, /Field 'end_time'/],
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", on_run_completed: "archive" }, /Field 'on_run_completed'/],
-        ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", webhook: "http://127.0.0.1:9/hook" }, /Field 'webhook' is refused: 127.0.0.1 is a loopback address/],
+        [
+          "POST",
+          "/runs/crons",
+          { assistant_id: "tick", schedule: "* * * * *", webhook: "http://127.0.0.1:9/hook" },
+          /Field 'webhook' is refused: 127.0.0.1 is a loopback address/,
+        ],
         ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", interrupt_before: ["nope"] }, /unknown node\(s\) 'nope'/],
-        ["POST", `/threads/${thread.thread_id}/runs/crons`, { assistant_id: "tick", schedule: "* * * * *", on_run_completed: "keep" }, /'on_run_completed' applies to stateless crons only/],
-        ["POST", `/threads/${tickThread.thread_id}/runs/crons`, { assistant_id: "tock", schedule: "* * * * *" }, /belongs to graph 'tick', but assistant .* runs graph 'tock'/],
+        [
+          "POST",
+          `/threads/${thread.thread_id}/runs/crons`,
+          { assistant_id: "tick", schedule: "* * * * *", on_run_completed: "keep" },
+          /'on_run_completed' applies to stateless crons only/,
+        ],
+        [
+          "POST",
+          `/threads/${tickThread.thread_id}/runs/crons`,
+          { assistant_id: "tock", schedule: "* * * * *" },
+          /belongs to graph 'tick', but assistant .* runs graph 'tock'/,
+        ],
         ["PATCH", `/runs/crons/${cron.cron_id}`, { schedule: "0 25 * * *" }, /Field 'schedule' is not a valid cron expression/],
         ["PATCH", `/runs/crons/${cron.cron_id}`, { timezone: "Nowhere/Land" }, /Field 'timezone'/],
         ["PATCH", "/runs/crons/not-a-uuid", { enabled: true }, /Path parameter 'cron_id' must be a UUID/],
@@ -298,7 +320,11 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
     it(`fires a one-minute cron exactly once per occurrence with ${label === "postgres" ? "two schedulers on one database" : "its scheduler"}, and once for occurrences missed`, async () => {
       await moveClockTo("2030-01-01T10:00:30.000Z");
       const thread = await client.threads.create();
-      const cron = await client.crons.createForThread(thread.thread_id, "tick", { schedule: "* * * * *", input: { label: own() }, metadata: { purpose: "e2e" } });
+      const cron = await client.crons.createForThread(thread.thread_id, "tick", {
+        schedule: "* * * * *",
+        input: { label: own() },
+        metadata: { purpose: "e2e" },
+      });
       expect(cron.next_run_date).toBe("2030-01-01T10:01:00.000Z");
 
       await moveClockTo("2030-01-01T10:01:00.000Z");
@@ -321,12 +347,14 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
       const [afterMiss] = await client.crons.search({ threadId: thread.thread_id });
       expect(afterMiss!.next_run_date).toBe("2030-01-01T10:08:00.000Z");
 
-      expect(firedLines(servers, cron.cron_id).map((l) => l.scheduled_for).sort()).toEqual([
-        "2030-01-01T10:01:00.000Z",
-        "2030-01-01T10:02:00.000Z",
-        "2030-01-01T10:03:00.000Z",
-      ]);
-      const missed = servers.flatMap((s) => logLines(s)).filter((l) => l.msg === "cron missed occurrences while no scheduler ran; firing once for them" && l.cron_id === cron.cron_id);
+      expect(
+        firedLines(servers, cron.cron_id)
+          .map((l) => l.scheduled_for)
+          .sort(),
+      ).toEqual(["2030-01-01T10:01:00.000Z", "2030-01-01T10:02:00.000Z", "2030-01-01T10:03:00.000Z"]);
+      const missed = servers
+        .flatMap((s) => logLines(s))
+        .filter((l) => l.msg === "cron missed occurrences while no scheduler ran; firing once for them" && l.cron_id === cron.cron_id);
       expect(missed).toEqual([expect.objectContaining({ scheduled_for: "2030-01-01T10:03:00.000Z", missed: 4 })]);
       await client.crons.delete(cron.cron_id);
     });
@@ -368,7 +396,11 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
       const thread = await client.threads.create();
       // A run due in an hour keeps the thread busy without running.
       const waiting = await client.runs.create(thread.thread_id, "tick", { input: { label: own() }, afterSeconds: 3600 });
-      const cron = await client.crons.createForThread(thread.thread_id, "tick", { schedule: "* * * * *", input: { label: own() }, multitaskStrategy: "reject" });
+      const cron = await client.crons.createForThread(thread.thread_id, "tick", {
+        schedule: "* * * * *",
+        input: { label: own() },
+        multitaskStrategy: "reject",
+      });
       expect(cron.payload).toMatchObject({ multitask_strategy: "reject" });
 
       await moveClockTo("2030-05-01T10:01:00.000Z");
@@ -387,7 +419,12 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
       const deletingLabel = own();
       const keepingLabel = own();
       const deleting = await client.crons.create("tick", { schedule: "* * * * *", input: { label: deletingLabel } });
-      const keeping = await client.crons.create("tick", { schedule: "* * * * *", input: { label: keepingLabel }, onRunCompleted: "keep", metadata: { kept: true } });
+      const keeping = await client.crons.create("tick", {
+        schedule: "* * * * *",
+        input: { label: keepingLabel },
+        onRunCompleted: "keep",
+        metadata: { kept: true },
+      });
 
       await moveClockTo("2030-04-01T10:01:00.000Z");
       const [deletedTick] = await eventually("the deleting cron's run to record its tick", async () => {

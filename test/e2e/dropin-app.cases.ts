@@ -65,7 +65,9 @@ export function describeDropInAppE2E(backend: Backend, open: OpenStore): void {
 
       it("lets the middleware refuse a run request with its own answer", async () => {
         const thread = await gantry.client.threads.create();
-        await expect(gantry.client.runs.wait(thread.thread_id, "agent", { input: { text: "forbidden" } })).rejects.toThrow(/HTTP 400.*This text is not allowed/);
+        await expect(gantry.client.runs.wait(thread.thread_id, "agent", { input: { text: "forbidden" } })).rejects.toThrow(
+          /HTTP 400.*This text is not allowed/,
+        );
         expect(await gantry.client.runs.list(thread.thread_id)).toEqual([]);
       });
 
@@ -92,7 +94,14 @@ export function describeDropInAppE2E(backend: Backend, open: OpenStore): void {
       const withHeaders = new SdkClient({
         apiUrl: gantry.server.url,
         callerOptions: { maxRetries: 0 },
-        defaultHeaders: { "x-user-id": "u-1", "x-organization-id": "org-7", "user-agent": "dropin-e2e", "x-api-key": "key", "x-tenant-id": "t-1", "x-service-key": "s" },
+        defaultHeaders: {
+          "x-user-id": "u-1",
+          "x-organization-id": "org-7",
+          "user-agent": "dropin-e2e",
+          "x-api-key": "key",
+          "x-tenant-id": "t-1",
+          "x-service-key": "s",
+        },
       });
       const output = (await withHeaders.runs.wait(null, "inspect", { input: {} })) as { headers: Record<string, unknown> };
       expect(output.headers).toMatchObject({ "x-user-id": "u-1", "x-organization-id": "org-7", "user-agent": "dropin-e2e" });

@@ -44,7 +44,12 @@ describe("LANGGRAPH_CONFIG", () => {
     });
 
     it("reaches the graph in runs of the system assistant, under what the run itself sets", async () => {
-      expect(settingsOf(await client.runs.wait(null, "support", { input: {} }))).toEqual({ model: "small", tone: "calm", team: "support", recursion_limit: 25 });
+      expect(settingsOf(await client.runs.wait(null, "support", { input: {} }))).toEqual({
+        model: "small",
+        tone: "calm",
+        team: "support",
+        recursion_limit: 25,
+      });
       expect(settingsOf(await client.runs.wait(null, "sales", { input: {} }))).toEqual({ model: "large", tone: null, team: null, recursion_limit: 5 });
       const overridden = await client.runs.wait(null, "support", { input: {}, config: { configurable: { tone: "brisk" } }, context: { team: "tier 2" } });
       expect(settingsOf(overridden)).toEqual({ model: "small", tone: "brisk", team: "tier 2", recursion_limit: 25 });
@@ -78,7 +83,11 @@ describe("LANGGRAPH_CONFIG", () => {
 
   it("leaves a system assistant that exists as it is on a restart with other defaults, and says so", async () => {
     await server.stop();
-    const changed = JSON.stringify({ support: { configurable: { model: "xl" } }, sales: { recursion_limit: 5, configurable: { model: "large" } }, retired: {} });
+    const changed = JSON.stringify({
+      support: { configurable: { model: "xl" } },
+      sales: { recursion_limit: 5, configurable: { model: "large" } },
+      retired: {},
+    });
     server = await startGantry({ config: CONFIG, dataDir, env: { LANGGRAPH_CONFIG: changed } });
     client = sdkClient(server.url);
     expect((await client.assistants.get("support")).config).toEqual({ configurable: { model: "small", tone: "calm" } });

@@ -73,7 +73,10 @@ function sseEvents(text: string): Array<{ event: string; data: unknown }> {
     .split(/\r?\n\r?\n/)
     .map((block) => {
       const lines = block.split(/\r?\n/);
-      const event = lines.find((l) => l.startsWith("event:"))?.slice(6).trim();
+      const event = lines
+        .find((l) => l.startsWith("event:"))
+        ?.slice(6)
+        .trim();
       const data = lines
         .filter((l) => l.startsWith("data:"))
         .map((l) => l.slice(5).trimStart())
@@ -134,7 +137,9 @@ describe("runs", () => {
   // SyncRunsClient.cancel: `?wait=0&action=interrupt`, no body.
   it("runs.join_stream: sends the run's events to `stream_mode=` and ends with the run", async () => {
     const threadId = await newThread();
-    const blocker = jsonOf<{ run_id: string }>(await py("POST", `/threads/${threadId}/runs`, { json: { input: { ms: 60_000, label: "first" }, assistant_id: "slow" } }));
+    const blocker = jsonOf<{ run_id: string }>(
+      await py("POST", `/threads/${threadId}/runs`, { json: { input: { ms: 60_000, label: "first" }, assistant_id: "slow" } }),
+    );
     // SyncRunsClient.create: queued behind the first run, so the join below is attached before it
     // starts; its second of work leaves room for a join slow to arrive on a busy machine.
     const queued = jsonOf<{ run_id: string }>(
@@ -159,7 +164,9 @@ describe("runs", () => {
   it("runs.join_stream: filters to the modes named by a repeated stream_mode key", async () => {
     const threadId = await newThread();
     const run = jsonOf<{ run_id: string }>(
-      await py("POST", `/threads/${threadId}/runs`, { json: { input: { text: "modes" }, stream_mode: ["values", "updates", "debug"], stream_resumable: true, assistant_id: "echo" } }),
+      await py("POST", `/threads/${threadId}/runs`, {
+        json: { input: { text: "modes" }, stream_mode: ["values", "updates", "debug"], stream_resumable: true, assistant_id: "echo" },
+      }),
     );
     // SyncRunsClient.join: GET …/join, no query.
     jsonOf(await py("GET", `/threads/${threadId}/runs/${run.run_id}/join`));
@@ -185,7 +192,12 @@ describe("runs", () => {
   // SyncRunsClient.create_batch: a list of snake_case payloads, None values left out.
   it("runs.create_batch", async () => {
     const runs = jsonOf<Array<{ run_id: string; status: string }>>(
-      await py("POST", "/runs/batch", { json: [{ assistant_id: "echo", input: { text: "b1" } }, { assistant_id: "echo", input: { text: "b2" }, on_completion: "keep" }] }),
+      await py("POST", "/runs/batch", {
+        json: [
+          { assistant_id: "echo", input: { text: "b1" } },
+          { assistant_id: "echo", input: { text: "b2" }, on_completion: "keep" },
+        ],
+      }),
     );
     expect(runs).toHaveLength(2);
   });
@@ -194,7 +206,9 @@ describe("runs", () => {
   it("runs.list: reads limit, offset and a repeated select", async () => {
     const threadId = await newThread();
     jsonOf(await py("POST", `/threads/${threadId}/runs/wait`, { json: { input: { text: "l" }, assistant_id: "echo", raise_error: true } }));
-    const runs = jsonOf<Array<Record<string, unknown>>>(await py("GET", `/threads/${threadId}/runs`, { params: { limit: 10, offset: 0, select: ["run_id", "status"] } }));
+    const runs = jsonOf<Array<Record<string, unknown>>>(
+      await py("GET", `/threads/${threadId}/runs`, { params: { limit: 10, offset: 0, select: ["run_id", "status"] } }),
+    );
     expect(runs).toEqual([{ run_id: expect.any(String), status: "success" }]);
   });
 
@@ -202,12 +216,16 @@ describe("runs", () => {
   // SyncRunsClient.cancel_many: POST /runs/cancel?action=interrupt with {thread_id, run_ids}.
   it("runs.cancel with wait=1 and runs.cancel_many", async () => {
     const threadId = await newThread();
-    const first = jsonOf<{ run_id: string }>(await py("POST", `/threads/${threadId}/runs`, { json: { input: { ms: 60_000, label: "a" }, assistant_id: "slow" } }));
+    const first = jsonOf<{ run_id: string }>(
+      await py("POST", `/threads/${threadId}/runs`, { json: { input: { ms: 60_000, label: "a" }, assistant_id: "slow" } }),
+    );
     const stopped = await py("POST", `/threads/${threadId}/runs/${first.run_id}/cancel`, { params: { wait: 1, action: "interrupt" } });
     expect(stopped.status, stopped.text).toBeLessThan(300);
     expect(jsonOf<{ status: string }>(await py("GET", `/threads/${threadId}/runs/${first.run_id}`)).status).toBe("interrupted");
 
-    const second = jsonOf<{ run_id: string }>(await py("POST", `/threads/${threadId}/runs`, { json: { input: { ms: 60_000, label: "b" }, assistant_id: "slow" } }));
+    const second = jsonOf<{ run_id: string }>(
+      await py("POST", `/threads/${threadId}/runs`, { json: { input: { ms: 60_000, label: "b" }, assistant_id: "slow" } }),
+    );
     const many = await py("POST", "/runs/cancel", { params: { action: "interrupt" }, json: { thread_id: threadId, run_ids: [second.run_id] } });
     expect(many.status, many.text).toBeLessThan(300);
     await py("POST", `/threads/${threadId}/runs/${second.run_id}/cancel`, { params: { wait: 1, action: "interrupt" } });
@@ -238,7 +256,10 @@ describe("threads", () => {
   // SyncThreadsClient.update: `{"metadata": …}` always, ttl as an object, `Prefer: return=minimal`.
   it("threads.update with return_minimal", async () => {
     const threadId = await newThread();
-    const response = await py("PATCH", `/threads/${threadId}`, { json: { metadata: { n: 2 }, ttl: { ttl: 60, strategy: "delete" } }, headers: { Prefer: "return=minimal" } });
+    const response = await py("PATCH", `/threads/${threadId}`, {
+      json: { metadata: { n: 2 }, ttl: { ttl: 60, strategy: "delete" } },
+      headers: { Prefer: "return=minimal" },
+    });
     expect(response.status, response.text).toBe(204);
     expect(jsonOf<{ metadata: Record<string, unknown> }>(await py("GET", `/threads/${threadId}`)).metadata).toMatchObject({ n: 2 });
   });
@@ -255,7 +276,9 @@ describe("threads", () => {
     expect(state.values).toEqual({ text: "st", reply: "echo: st" });
     const atId = jsonOf<{ values: unknown }>(await py("GET", `/threads/${threadId}/state/${state.checkpoint.checkpoint_id}`, { params: { subgraphs: false } }));
     expect(atId.values).toEqual(state.values);
-    const atCheckpoint = jsonOf<{ values: unknown }>(await py("POST", `/threads/${threadId}/state/checkpoint`, { json: { checkpoint: state.checkpoint, subgraphs: false } }));
+    const atCheckpoint = jsonOf<{ values: unknown }>(
+      await py("POST", `/threads/${threadId}/state/checkpoint`, { json: { checkpoint: state.checkpoint, subgraphs: false } }),
+    );
     expect(atCheckpoint.values).toEqual(state.values);
     const history = jsonOf<unknown[]>(await py("POST", `/threads/${threadId}/history`, { json: { limit: 10, before: state.checkpoint } }));
     expect(history.length).toBeGreaterThan(0);
@@ -301,7 +324,9 @@ describe("threads", () => {
       jsonOf<{ thread_id: string }>(await py("POST", "/threads", { json: { metadata: { tag } } })).thread_id,
       jsonOf<{ thread_id: string }>(await py("POST", "/threads", { json: { metadata: { tag } } })).thread_id,
     ];
-    const found = jsonOf<Array<{ thread_id: string }>>(await py("POST", "/threads/search", { json: { limit: 10, offset: 0, metadata: { tag }, status: "idle", select: ["thread_id"] } }));
+    const found = jsonOf<Array<{ thread_id: string }>>(
+      await py("POST", "/threads/search", { json: { limit: 10, offset: 0, metadata: { tag }, status: "idle", select: ["thread_id"] } }),
+    );
     expect(found.map((t) => t.thread_id).sort()).toEqual([...ids].sort());
     expect(jsonOf<number>(await py("POST", "/threads/count", { json: { metadata: { tag } } }))).toBe(2);
     expect(jsonOf<{ pruned_count: number }>(await py("POST", "/threads/prune", { json: { thread_ids: ids } })).pruned_count).toBe(2);
@@ -331,7 +356,9 @@ describe("assistants", () => {
   // SyncAssistantsClient.create / search / count / delete(delete_threads=True): `?delete_threads=true`.
   it("assistants.create, search, count and delete with delete_threads", async () => {
     const tag = randomUUID();
-    const assistant = jsonOf<{ assistant_id: string }>(await py("POST", "/assistants", { json: { graph_id: "echo", metadata: { tag }, if_exists: "raise", name: "py" } }));
+    const assistant = jsonOf<{ assistant_id: string }>(
+      await py("POST", "/assistants", { json: { graph_id: "echo", metadata: { tag }, if_exists: "raise", name: "py" } }),
+    );
     const found = jsonOf<unknown[]>(await py("POST", "/assistants/search", { json: { limit: 10, offset: 0, metadata: { tag } } }));
     expect(found).toHaveLength(1);
     // SyncAssistantsClient.update, get_versions ({limit, offset}), set_latest ({version}).
@@ -361,7 +388,9 @@ describe("store and crons", () => {
   it("store.search_items and list_namespaces", async () => {
     const label = randomUUID();
     expect((await py("PUT", "/store/items", { json: { namespace: ["py", label], key: "k", value: { v: 2 } } })).status).toBe(204);
-    const items = jsonOf<{ items: Array<{ key: string }> }>(await py("POST", "/store/items/search", { json: { namespace_prefix: ["py", label], limit: 10, offset: 0 } }));
+    const items = jsonOf<{ items: Array<{ key: string }> }>(
+      await py("POST", "/store/items/search", { json: { namespace_prefix: ["py", label], limit: 10, offset: 0 } }),
+    );
     expect(items.items.map((i) => i.key)).toEqual(["k"]);
     const namespaces = jsonOf<{ namespaces: string[][] }>(await py("POST", "/store/namespaces", { json: { prefix: ["py", label], limit: 100, offset: 0 } }));
     expect(namespaces.namespaces).toEqual([["py", label]]);
@@ -371,7 +400,9 @@ describe("store and crons", () => {
   // `"end_time": null` clears it), search (None-valued keys dropped), delete.
   it("crons.create, update clearing end_time, search, delete", async () => {
     const cron = jsonOf<{ cron_id: string; end_time: string | null }>(
-      await py("POST", "/runs/crons", { json: { schedule: "0 0 1 1 *", input: { text: "c" }, assistant_id: "echo", end_time: "2099-01-01T00:00:00", enabled: false } }),
+      await py("POST", "/runs/crons", {
+        json: { schedule: "0 0 1 1 *", input: { text: "c" }, assistant_id: "echo", end_time: "2099-01-01T00:00:00", enabled: false },
+      }),
     );
     expect(cron.end_time).toMatch(/^2099-01-01T00:00:00/);
     const updated = jsonOf<{ end_time: string | null }>(await py("PATCH", `/runs/crons/${cron.cron_id}`, { json: { enabled: false, end_time: null } }));

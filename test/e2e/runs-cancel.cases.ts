@@ -195,6 +195,5 @@ export function describeRunCancelE2E(label: string, open: OpenStore): void {
         expect(await gantry.client.runs.wait(null, "echo", { input: { text: "still here" } })).toEqual({ text: "still here", reply: "echo: still here" });
       });
     });
-
   });
 }

@@ -81,14 +81,21 @@ export function describeRunControlE2E(label: string, open: OpenStore): void {
 
     describe("commands and checkpoints", () => {
       it("applies a command's update and goto, and a goto with a Send", async () => {
-        expect(await gantry.client.runs.wait(await newThread(), "echo", { command: { update: { text: "via goto" }, goto: "echo" } })).toEqual({ text: "via goto", reply: "echo: via goto" });
+        expect(await gantry.client.runs.wait(await newThread(), "echo", { command: { update: { text: "via goto" }, goto: "echo" } })).toEqual({
+          text: "via goto",
+          reply: "echo: via goto",
+        });
         // A Send gives the node its own input; the thread's text channel stays unset.
-        expect(await gantry.client.runs.wait(await newThread(), "echo", { command: { goto: { node: "echo", input: { text: "sent" } } } })).toEqual({ reply: "echo: sent" });
+        expect(await gantry.client.runs.wait(await newThread(), "echo", { command: { goto: { node: "echo", input: { text: "sent" } } } })).toEqual({
+          reply: "echo: sent",
+        });
       });
 
       it("answers HTTP 422 naming the node when a command's goto names a node the graph lacks", async () => {
         const threadId = await newThread();
-        const response = await request(gantry.server.url, "POST", `/threads/${threadId}/runs`, { body: { assistant_id: "echo", command: { goto: "no_such_node" } } });
+        const response = await request(gantry.server.url, "POST", `/threads/${threadId}/runs`, {
+          body: { assistant_id: "echo", command: { goto: "no_such_node" } },
+        });
         expect(response.status).toBe(422);
         expect(detailOf(response)).toContain("no_such_node");
       });
@@ -110,7 +117,9 @@ export function describeRunControlE2E(label: string, open: OpenStore): void {
         expect((await gantry.client.threads.get(threadId)).values).toEqual({ steps: ALL_STEPS });
 
         // Replaying from before step_5 runs step_5 … step_9 again on top of step_0 … step_4.
-        expect(await gantry.client.runs.wait(threadId, "chain", { input: null, checkpointId: before5.config.configurable.checkpoint_id })).toEqual({ steps: ALL_STEPS });
+        expect(await gantry.client.runs.wait(threadId, "chain", { input: null, checkpointId: before5.config.configurable.checkpoint_id })).toEqual({
+          steps: ALL_STEPS,
+        });
       });
 
       it("forks from a past checkpoint given as a checkpoint object", async () => {
@@ -121,12 +130,18 @@ export function describeRunControlE2E(label: string, open: OpenStore): void {
         await gantry.client.runs.wait(threadId, "chain", { input: null });
         expect((await gantry.client.threads.get(threadId)).values).toEqual({ steps: ALL_STEPS });
 
-        const forked = await gantry.client.runs.wait(threadId, "chain", { input: null, checkpoint: { checkpoint_id: paused.checkpoint.checkpoint_id!, checkpoint_ns: "", checkpoint_map: null } });
+        const forked = await gantry.client.runs.wait(threadId, "chain", {
+          input: null,
+          checkpoint: { checkpoint_id: paused.checkpoint.checkpoint_id!, checkpoint_ns: "", checkpoint_map: null },
+        });
         expect(forked).toEqual({ steps: ALL_STEPS });
         const state = await gantry.client.threads.getState(threadId);
         expect(state.parent_checkpoint).not.toBeNull();
         // The fork's branch starts at the paused checkpoint: walking its parents reaches it.
-        const branch = await gantry.client.threads.getHistory(threadId, { limit: 100, before: { configurable: { checkpoint_id: state.checkpoint.checkpoint_id! } } });
+        const branch = await gantry.client.threads.getHistory(threadId, {
+          limit: 100,
+          before: { configurable: { checkpoint_id: state.checkpoint.checkpoint_id! } },
+        });
         const ids = [state.checkpoint.checkpoint_id, ...branch.map((s) => s.checkpoint.checkpoint_id)];
         expect(ids).toContain(paused.checkpoint.checkpoint_id);
       });
@@ -150,7 +165,9 @@ export function describeRunControlE2E(label: string, open: OpenStore): void {
       it("answers a 4xx to a checkpoint_id the thread does not have", async () => {
         const threadId = await newThread();
         await gantry.client.runs.wait(threadId, "chain", { input: {} });
-        const response = await request(gantry.server.url, "POST", `/threads/${threadId}/runs/wait`, { body: { assistant_id: "chain", input: null, checkpoint_id: "no-such-checkpoint" } });
+        const response = await request(gantry.server.url, "POST", `/threads/${threadId}/runs/wait`, {
+          body: { assistant_id: "chain", input: null, checkpoint_id: "no-such-checkpoint" },
+        });
         expect(response.status).toBeGreaterThanOrEqual(400);
         expect(response.status).toBeLessThan(500);
       });
@@ -160,7 +177,9 @@ export function describeRunControlE2E(label: string, open: OpenStore): void {
       it("answers HTTP 409 to a second run on a busy thread with reject, leaving the first running", async () => {
         const threadId = await newThread();
         const first = await runningSlowRun(threadId);
-        await expect(gantry.client.runs.create(threadId, "slow", { input: { ms: 1, label: "second" }, multitaskStrategy: "reject" })).rejects.toThrow(/HTTP 409/);
+        await expect(gantry.client.runs.create(threadId, "slow", { input: { ms: 1, label: "second" }, multitaskStrategy: "reject" })).rejects.toThrow(
+          /HTTP 409/,
+        );
         expect((await gantry.client.runs.get(threadId, first.run_id)).status).toBe("running");
         expect(await gantry.client.runs.list(threadId)).toHaveLength(1);
         await gantry.client.runs.cancel(threadId, first.run_id, true);
@@ -222,16 +241,22 @@ export function describeRunControlE2E(label: string, open: OpenStore): void {
     describe("bad input", () => {
       it("ignores an unknown field but answers HTTP 422 naming a known one of the wrong type beside it", async () => {
         const threadId = await newThread();
-        const ignored = await request(gantry.server.url, "POST", `/threads/${threadId}/runs/wait`, { body: { assistant_id: "echo", input: { text: "hi" }, bogus_field: 1 } });
+        const ignored = await request(gantry.server.url, "POST", `/threads/${threadId}/runs/wait`, {
+          body: { assistant_id: "echo", input: { text: "hi" }, bogus_field: 1 },
+        });
         expect(ignored.status, ignored.text).toBe(200);
         expect(ignored.json).toEqual({ text: "hi", reply: "echo: hi" });
-        const refused = await request(gantry.server.url, "POST", `/threads/${threadId}/runs`, { body: { assistant_id: "echo", input: {}, bogus_field: 1, stream_subgraphs: "yes" } });
+        const refused = await request(gantry.server.url, "POST", `/threads/${threadId}/runs`, {
+          body: { assistant_id: "echo", input: {}, bogus_field: 1, stream_subgraphs: "yes" },
+        });
         expect(refused.status).toBe(422);
         expect(detailOf(refused)).toContain("stream_subgraphs");
       });
 
       it("answers HTTP 422 to an unknown stream mode", async () => {
-        const response = await request(gantry.server.url, "POST", "/runs/stream", { body: { assistant_id: "echo", input: {}, stream_mode: ["values", "telepathy"] } });
+        const response = await request(gantry.server.url, "POST", "/runs/stream", {
+          body: { assistant_id: "echo", input: {}, stream_mode: ["values", "telepathy"] },
+        });
         expect(response.status).toBe(422);
         expect(detailOf(response)).toContain("stream_mode");
       });

@@ -19,8 +19,7 @@ export function describeRunStreamsE2E(label: string, open: OpenStore): void {
     const newThread = async () => (await gantry.client.threads.create()).thread_id;
 
     describe("streaming", () => {
-      const streamOn = async (graph: string, payload: Record<string, unknown>) =>
-        collect(gantry.client.runs.stream(await newThread(), graph, payload));
+      const streamOn = async (graph: string, payload: Record<string, unknown>) => collect(gantry.client.runs.stream(await newThread(), graph, payload));
 
       it("sends metadata first with the run id and attempt, then a values event per superstep", async () => {
         const frames = await streamOn("chain", { input: {}, streamMode: "values" });
@@ -81,7 +80,13 @@ export function describeRunStreamsE2E(label: string, open: OpenStore): void {
         const frames = framesNamed(await streamOn("echo", { input: { text: "c" }, streamMode: "checkpoints" }), "checkpoints");
         expect(frames.length).toBeGreaterThanOrEqual(2);
         for (const frame of frames) {
-          expect(frame.data).toMatchObject({ values: expect.any(Object), next: expect.any(Array), config: expect.any(Object), metadata: expect.any(Object), tasks: expect.any(Array) });
+          expect(frame.data).toMatchObject({
+            values: expect.any(Object),
+            next: expect.any(Array),
+            config: expect.any(Object),
+            metadata: expect.any(Object),
+            tasks: expect.any(Array),
+          });
           expect(frame.data).toHaveProperty("parent_config");
         }
         expect(frames.at(-1)!.data).toMatchObject({ values: { text: "c", reply: "echo: c" }, next: [] });
@@ -136,10 +141,17 @@ export function describeRunStreamsE2E(label: string, open: OpenStore): void {
         const events = framesNamed(frames, "events").map((f) => f.data as Record<string, unknown>);
         expect(events.length).toBeGreaterThan(0);
         for (const event of events) {
-          expect(event).toMatchObject({ event: expect.stringMatching(/^on_/), name: expect.any(String), run_id: expect.stringMatching(UUID), tags: expect.any(Array), metadata: expect.any(Object) });
+          expect(event).toMatchObject({
+            event: expect.stringMatching(/^on_/),
+            name: expect.any(String),
+            run_id: expect.stringMatching(UUID),
+            tags: expect.any(Array),
+            metadata: expect.any(Object),
+          });
         }
         const kinds = new Set(events.map((e) => e.event));
-        for (const kind of ["on_chain_start", "on_chain_end", "on_chat_model_start", "on_chat_model_stream", "on_chat_model_end"]) expect(kinds).toContain(kind);
+        for (const kind of ["on_chain_start", "on_chain_end", "on_chat_model_start", "on_chat_model_stream", "on_chat_model_end"])
+          expect(kinds).toContain(kind);
         const tokens = events.filter((e) => e.event === "on_chat_model_stream").map((e) => (e.data as { chunk: { content: string } }).chunk.content);
         expect(tokens.join("")).toBe("hello there");
         // The values asked for beside events still arrive as values events.
@@ -160,7 +172,11 @@ export function describeRunStreamsE2E(label: string, open: OpenStore): void {
         const frames = await streamOn("parent", { input: {}, streamMode: "updates", streamSubgraphs: true });
         const updates = frames.filter((f) => f.event.startsWith("updates"));
         expect(updates.map((f) => f.event.replace(/:[0-9a-f-]{36}$/, ":<task>"))).toEqual(["updates", "updates|child:<task>", "updates"]);
-        expect(updates.map((f) => f.data)).toEqual([{ before: { trail: ["before"] } }, { inner: { trail: ["inner"] } }, { child: { trail: ["before", "inner"] } }]);
+        expect(updates.map((f) => f.data)).toEqual([
+          { before: { trail: ["before"] } },
+          { inner: { trail: ["inner"] } },
+          { child: { trail: ["before", "inner"] } },
+        ]);
       });
 
       it("keeps subgraph events out of the stream without stream_subgraphs", async () => {
@@ -225,7 +241,9 @@ export function describeRunStreamsE2E(label: string, open: OpenStore): void {
           );
           // SDK 1.15 also asks for the run (GET …/runs/{run_id}) when a stream ends without an `end`
           // event, as the official server's streams do: only the stream requests are counted.
-          const streamRequests = proxy.requests.filter((head) => head.includes(`/threads/${threadId}/runs/`) && / \S*\/stream[ ?]/.test(head.split("\r\n")[0]!));
+          const streamRequests = proxy.requests.filter(
+            (head) => head.includes(`/threads/${threadId}/runs/`) && / \S*\/stream[ ?]/.test(head.split("\r\n")[0]!),
+          );
           expect(streamRequests).toHaveLength(2);
           expect(streamRequests[0]).toMatch(new RegExp(`^POST /threads/${threadId}/runs/stream `));
           expect(streamRequests[1]).toMatch(new RegExp(`^GET /threads/${threadId}/runs/${runId}/stream`));
@@ -294,25 +312,29 @@ export function describeRunStreamsE2E(label: string, open: OpenStore): void {
       const RETAIN_MS = 3_000;
       const shortRetention = useGantry(open, RUNS_CONFIG, { ...RUNS_ENV, GANTRY_UNRESUMABLE_RETAIN_MS: String(RETAIN_MS) });
 
-      it("keeps a run's events a while unless it asked for stream_resumable; joins then answer from the stored outcome", async () => {
-        const { client } = shortRetention;
-        const finished = async (resumable: boolean) => {
-          const { thread_id: threadId } = await client.threads.create();
-          const run = await client.runs.create(threadId, "echo", { input: { text: resumable ? "kept" : "gone" }, streamResumable: resumable });
-          await client.runs.join(threadId, run.run_id);
-          return { threadId, runId: run.run_id };
-        };
-        const replayed = async ({ threadId, runId }: { threadId: string; runId: string }) =>
-          framesNamed(await collect(client.runs.joinStream(threadId, runId, { lastEventId: "-1" })), "values").map((f) => f.data);
-        const plain = await finished(false);
-        // Long enough for a client whose stream dropped at the end to reconnect and miss nothing.
-        expect(await replayed(plain)).toContainEqual({ text: "gone", reply: "echo: gone" });
-        const resumable = await finished(true);
+      it(
+        "keeps a run's events a while unless it asked for stream_resumable; joins then answer from the stored outcome",
+        async () => {
+          const { client } = shortRetention;
+          const finished = async (resumable: boolean) => {
+            const { thread_id: threadId } = await client.threads.create();
+            const run = await client.runs.create(threadId, "echo", { input: { text: resumable ? "kept" : "gone" }, streamResumable: resumable });
+            await client.runs.join(threadId, run.run_id);
+            return { threadId, runId: run.run_id };
+          };
+          const replayed = async ({ threadId, runId }: { threadId: string; runId: string }) =>
+            framesNamed(await collect(client.runs.joinStream(threadId, runId, { lastEventId: "-1" })), "values").map((f) => f.data);
+          const plain = await finished(false);
+          // Long enough for a client whose stream dropped at the end to reconnect and miss nothing.
+          expect(await replayed(plain)).toContainEqual({ text: "gone", reply: "echo: gone" });
+          const resumable = await finished(true);
 
-        await eventually("the plain run's events to be dropped", async () => ((await replayed(plain)).length === 0 ? true : undefined), RETAIN_MS + 10_000);
-        expect(await client.runs.join(plain.threadId, plain.runId)).toEqual({ text: "gone", reply: "echo: gone" });
-        expect(await replayed(resumable)).toContainEqual({ text: "kept", reply: "echo: kept" });
-      }, RETAIN_MS + 20_000);
+          await eventually("the plain run's events to be dropped", async () => ((await replayed(plain)).length === 0 ? true : undefined), RETAIN_MS + 10_000);
+          expect(await client.runs.join(plain.threadId, plain.runId)).toEqual({ text: "gone", reply: "echo: gone" });
+          expect(await replayed(resumable)).toContainEqual({ text: "kept", reply: "echo: kept" });
+        },
+        RETAIN_MS + 20_000,
+      );
     });
   });
 }

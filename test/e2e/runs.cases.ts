@@ -47,7 +47,11 @@ export function describeRunsE2E(label: string, open: OpenStore): void {
 
       it("stores the resolved assistant id, the run's metadata and its invocation on the run", async () => {
         const threadId = await newThread();
-        const run = (await gantry.client.runs.create(threadId, "echo", { input: { text: "k" }, metadata: { origin: "e2e" }, streamMode: ["updates"] })) as unknown as RunRecord;
+        const run = (await gantry.client.runs.create(threadId, "echo", {
+          input: { text: "k" },
+          metadata: { origin: "e2e" },
+          streamMode: ["updates"],
+        })) as unknown as RunRecord;
         const { assistant_id: echoAssistant } = (await gantry.client.assistants.search({ graphId: "echo", metadata: { created_by: "system" } }))[0]!;
         expect(run.assistant_id).toBe(echoAssistant);
         expect(run.metadata).toMatchObject({ origin: "e2e" });
@@ -62,7 +66,13 @@ export function describeRunsE2E(label: string, open: OpenStore): void {
         const threadId = await newThread();
         const run = await gantry.client.runs.create(threadId, "whoami", { input: {}, config: { configurable: { flavour: "mint" } }, context: { user: "ada" } });
         const output = (await gantry.client.runs.join(threadId, run.run_id)) as { seen: { configurable: Record<string, unknown>; context: unknown } };
-        expect(output.seen.configurable).toEqual({ run_id: run.run_id, thread_id: threadId, graph_id: "whoami", assistant_id: run.assistant_id, flavour: "mint" });
+        expect(output.seen.configurable).toEqual({
+          run_id: run.run_id,
+          thread_id: threadId,
+          graph_id: "whoami",
+          assistant_id: run.assistant_id,
+          flavour: "mint",
+        });
         expect(output.seen.context).toMatchObject({ user: "ada" });
       });
 
@@ -135,7 +145,10 @@ export function describeRunsE2E(label: string, open: OpenStore): void {
         expect(runs.map((r) => r.status)).toEqual(["pending", "pending"]);
         expect(runs[0]!.thread_id).not.toBe(runs[1]!.thread_id);
 
-        for (const [run, text] of [[runs[0]!, "a"], [runs[1]!, "b"]] as const) {
+        for (const [run, text] of [
+          [runs[0]!, "a"],
+          [runs[1]!, "b"],
+        ] as const) {
           await runReaches(gantry.client, run.thread_id, run.run_id, "success");
           expect((await gantry.client.threads.get(run.thread_id)).values).toEqual({ text, reply: `echo: ${text}` });
         }
@@ -205,7 +218,9 @@ export function describeRunsE2E(label: string, open: OpenStore): void {
       });
 
       it("gives a stateless wait no Location that leads nowhere", async () => {
-        const response = await request(gantry.server.url, "POST", "/runs/wait", { body: { assistant_id: "echo", input: { text: "w" }, on_completion: "keep" } });
+        const response = await request(gantry.server.url, "POST", "/runs/wait", {
+          body: { assistant_id: "echo", input: { text: "w" }, on_completion: "keep" },
+        });
         expect(response.status).toBe(200);
         expect(response.headers.get("content-location")).toMatch(/^\/runs\/[0-9a-f-]{36}$/);
         const location = response.headers.get("location");
@@ -233,7 +248,6 @@ export function describeRunsE2E(label: string, open: OpenStore): void {
         await threadIsGone(gantry.client, (await runThread()).thread_id);
       });
     });
-
   });
 
   describe(`runs on a configured server (${label})`, () => {

@@ -62,7 +62,7 @@ describe("gantry dev --shared-database", { timeout: 90_000 }, () => {
     expect(new Set(secondSteps.map((s) => s.pid))).toEqual(new Set([pidOf(second)]));
   });
 
-  it("--start-drained answers requests but takes runs only after the parent's \"resume\"", async () => {
+  it('--start-drained answers requests but takes runs only after the parent\'s "resume"', async () => {
     const server = await startGantry({ config: CONFIG, dataDir: join(dir, "drained"), args: ["--shared-database", "--start-drained"], env: ENV, ipc: true });
     servers.push(server);
     const client = sdkClient(server.url);

@@ -193,7 +193,9 @@ export function describeStoreE2E(label: string, open: OpenStore): void {
         await gantry.client.store.putItem(ns, "brief", { v: 1 }, { ttl: 0.01 });
         await gantry.client.store.putItem(ns, "lasting", { v: 2 });
         expect(await gantry.client.store.getItem(ns, "brief", { refreshTtl: false })).not.toBeNull();
-        await eventually("the item to expire", async () => ((await gantry.client.store.getItem(ns, "brief", { refreshTtl: false })) === null ? true : undefined));
+        await eventually("the item to expire", async () =>
+          (await gantry.client.store.getItem(ns, "brief", { refreshTtl: false })) === null ? true : undefined,
+        );
         expect((await gantry.client.store.searchItems(ns)).items.map((i) => i.key)).toEqual(["lasting"]);
         await eventually("a sweep to delete it", async () => (/"swept expired store items"/.test(gantry.server.output()) ? true : undefined));
       });

@@ -22,8 +22,7 @@ interface LifecycleData {
   error?: { error: string; message: string };
 }
 
-const lifecycleOf = (frames: Frame[]) =>
-  frames.filter((f) => f.event.startsWith("lifecycle|")).map((f) => ({ name: f.event, ...(f.data as LifecycleData) }));
+const lifecycleOf = (frames: Frame[]) => frames.filter((f) => f.event.startsWith("lifecycle|")).map((f) => ({ name: f.event, ...(f.data as LifecycleData) }));
 
 export function describeSubgraphsE2E(label: string, open: OpenStore): void {
   describe(`subgraphs, dynamic graphs, lifecycle and strict resume through the SDK (${label})`, () => {
@@ -45,7 +44,14 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
         expect(flat.next).toEqual(["review"]);
         const task = flat.tasks[0]!;
         expect(Object.keys(task).sort()).toEqual(TASK_FIELDS);
-        expect(task).toMatchObject({ name: "review", path: ["__pregel_pull", "review"], error: null, result: null, state: null, interrupts: [{ value: { question: "Publish this draft?", draft: "All about otters." } }] });
+        expect(task).toMatchObject({
+          name: "review",
+          path: ["__pregel_pull", "review"],
+          error: null,
+          result: null,
+          state: null,
+          interrupts: [{ value: { question: "Publish this draft?", draft: "All about otters." } }],
+        });
         expect(task.checkpoint).toMatchObject({ thread_id, checkpoint_ns: expect.stringMatching(/^review:/) });
 
         const deep = await gantry.client.threads.getState(thread_id, undefined, { subgraphs: true });
@@ -160,10 +166,17 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
 
         const interruptId = ((await gantry.client.threads.getState(thread_id)).tasks[0]!.interrupts[0] as Interrupt).id!;
         const verdict = await collect(
-          gantry.client.runs.stream(thread_id, "editorial", { command: { resume: { [interruptId]: "approve" } }, streamMode: ["lifecycle"], streamSubgraphs: true }),
+          gantry.client.runs.stream(thread_id, "editorial", {
+            command: { resume: { [interruptId]: "approve" } },
+            streamMode: ["lifecycle"],
+            streamSubgraphs: true,
+          }),
         );
         // Stopped at the breakpoint before `publish`: interrupted again, in the same namespace.
-        expect(lifecycleOf(verdict).map((e) => [e.event, e.namespace])).toEqual([["started", namespace], ["interrupted", namespace]]);
+        expect(lifecycleOf(verdict).map((e) => [e.event, e.namespace])).toEqual([
+          ["started", namespace],
+          ["interrupted", namespace],
+        ]);
 
         const last = await collect(gantry.client.runs.stream(thread_id, "editorial", { input: null, streamMode: ["lifecycle"] }));
         expect(lifecycleOf(last).map((e) => e.event)).toEqual(["started", "completed"]);
@@ -172,7 +185,11 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
 
       it("is a mode a run join stream can ask for", async () => {
         const { thread_id } = await gantry.client.threads.create();
-        const run = await gantry.client.runs.create(thread_id, "editorial", { input: { topic: "ants" }, streamMode: ["lifecycle", "values"], streamResumable: true });
+        const run = await gantry.client.runs.create(thread_id, "editorial", {
+          input: { topic: "ants" },
+          streamMode: ["lifecycle", "values"],
+          streamResumable: true,
+        });
         const joined = await collect(gantry.client.runs.joinStream(thread_id, run.run_id, { streamMode: ["lifecycle"], lastEventId: "-1" }));
         expect(lifecycleOf(joined).map((e) => e.event)).toEqual(["started", "interrupted"]);
         expect(framesNamed(joined, "values")).toEqual([]);
@@ -237,7 +254,11 @@ export function describeSubgraphsE2E(label: string, open: OpenStore): void {
 
         await gantry.client.runs.wait(thread_id, "expenses", { command: { resume: { [idOf("manager")]: "yes" } }, strictResume: true });
         // Answered already (in another tab, say): the same interrupt answered again is refused.
-        const stale = await gantry.client.runs.wait(thread_id, "expenses", { command: { resume: { [idOf("manager")]: "no" } }, strictResume: true, raiseError: false });
+        const stale = await gantry.client.runs.wait(thread_id, "expenses", {
+          command: { resume: { [idOf("manager")]: "no" } },
+          strictResume: true,
+          raiseError: false,
+        });
         expect(stale).toMatchObject({ __error__: { reason: "not_pending", interrupt_ids: [idOf("manager")], pending_ids: [idOf("finance")] } });
 
         const done = await gantry.client.runs.wait(thread_id, "expenses", { command: { resume: { [idOf("finance")]: "yes" } }, strictResume: true });

@@ -27,7 +27,11 @@ interface Follower {
   stop(): Promise<void>;
 }
 
-function follow(url: string, threadId: string, options: { streamMode?: Array<"run_modes" | "lifecycle" | "state_update">; lastEventId?: string } = {}): Follower {
+function follow(
+  url: string,
+  threadId: string,
+  options: { streamMode?: Array<"run_modes" | "lifecycle" | "state_update">; lastEventId?: string } = {},
+): Follower {
   let markAttached!: () => void;
   const attached = new Promise<void>((resolve) => (markAttached = resolve));
   const client = new Client({
@@ -198,7 +202,9 @@ export function describeThreadStateE2E(label: string, open: OpenStore): void {
         const threadId = await echoedTwice();
         const elsewhere = (await gantry.client.threads.getState(await echoedTwice())).checkpoint.checkpoint_id!;
         await expect(gantry.client.threads.getState(threadId, elsewhere)).rejects.toThrow(/HTTP 404/);
-        await expect(gantry.client.threads.getState(threadId, { thread_id: threadId, checkpoint_ns: "", checkpoint_id: elsewhere, checkpoint_map: null })).rejects.toThrow(/HTTP 404/);
+        await expect(
+          gantry.client.threads.getState(threadId, { thread_id: threadId, checkpoint_ns: "", checkpoint_id: elsewhere, checkpoint_map: null }),
+        ).rejects.toThrow(/HTTP 404/);
         const { thread_id: graphless } = await gantry.client.threads.create();
         await expect(gantry.client.threads.getState(graphless, elsewhere)).rejects.toThrow(/HTTP 404/);
       });
@@ -226,7 +232,9 @@ export function describeThreadStateE2E(label: string, open: OpenStore): void {
         const byId = await raw("POST", `/threads/${threadId}/history`, { limit: 10, before: cut });
         expect(byId.status).toBe(200);
         expect(checkpointIds(byId.json as ThreadState[])).toEqual(older);
-        expect(checkpointIds(await gantry.client.threads.getHistory(threadId, { before: { configurable: { checkpoint_id: cut } }, limit: 1 }))).toEqual(older.slice(0, 1));
+        expect(checkpointIds(await gantry.client.threads.getHistory(threadId, { before: { configurable: { checkpoint_id: cut } }, limit: 1 }))).toEqual(
+          older.slice(0, 1),
+        );
         // The Python SDK sends a Checkpoint as it got it from a state.
         const byCheckpoint = await raw("POST", `/threads/${threadId}/history`, { limit: 10, before: { ...history[1]!.checkpoint, checkpoint_map: null } });
         expect(byCheckpoint.status).toBe(200);
@@ -243,7 +251,9 @@ export function describeThreadStateE2E(label: string, open: OpenStore): void {
         expect(checkpointIds(inputs)).toEqual(checkpointIds(history.filter((s) => s.metadata?.source === "input")));
         expect(await gantry.client.threads.getHistory(threadId, { metadata: { source: "nowhere" } })).toEqual([]);
         // The filter applies before the limit: the newest matching checkpoint, not the newest one.
-        expect(checkpointIds(await gantry.client.threads.getHistory(threadId, { metadata: { source: "input" }, limit: 1 }))).toEqual(checkpointIds(inputs.slice(0, 1)));
+        expect(checkpointIds(await gantry.client.threads.getHistory(threadId, { metadata: { source: "input" }, limit: 1 }))).toEqual(
+          checkpointIds(inputs.slice(0, 1)),
+        );
       });
 
       it("answers only the latest state to a history request that sets no limit", async () => {
@@ -402,9 +412,9 @@ export function describeThreadStateE2E(label: string, open: OpenStore): void {
       it("refuses supersteps without a graph id with HTTP 422 and writes nothing", async () => {
         const threadId = randomUUID();
         const before = await gantry.client.threads.count();
-        await expect(
-          gantry.client.threads.create({ threadId, supersteps: [{ updates: [{ values: { text: "x" }, asNode: "echo" }] }] }),
-        ).rejects.toThrow(/HTTP 422/);
+        await expect(gantry.client.threads.create({ threadId, supersteps: [{ updates: [{ values: { text: "x" }, asNode: "echo" }] }] })).rejects.toThrow(
+          /HTTP 422/,
+        );
         expect(await gantry.client.threads.count()).toBe(before);
         await expect(gantry.client.threads.get(threadId)).rejects.toThrow(/HTTP 404/);
       });

@@ -43,10 +43,14 @@ describe("schemas of a TypeScript-typed graph through the SDK", () => {
   it(
     "describes input, state, output, config and context with the graph's own types",
     async () => {
-      const schemas = await eventually("typed schemas", async () => {
-        const answer = await client.assistants.getSchemas("support");
-        return typedOrPause(answer, isTyped(answer));
-      }, TYPES_READ_MS);
+      const schemas = await eventually(
+        "typed schemas",
+        async () => {
+          const answer = await client.assistants.getSchemas("support");
+          return typedOrPause(answer, isTyped(answer));
+        },
+        TYPES_READ_MS,
+      );
       expect(schemas.graph_id).toBe("support");
       const input = propertiesOf(schemas.input_schema);
       expect(input.tone).toEqual({ type: "string", enum: ["formal", "friendly"] });
@@ -69,22 +73,26 @@ describe("schemas of a TypeScript-typed graph through the SDK", () => {
     SLOW_TEST_MS,
   );
 
-  it("lists the subgraphs with recurse, each with the state of its own type", async () => {
-    await eventually("typed schemas", async () => typedOrPause(true, isTyped(await client.assistants.getSchemas("support"))), TYPES_READ_MS);
-    const subgraphs = await client.assistants.getSubgraphs("support", { recurse: true });
-    expect(Object.keys(subgraphs).sort()).toEqual(["research", "research|search"]);
-    expect(propertiesOf(subgraphs.research!.state_schema).depth).toEqual({ type: "string", enum: ["deep", "shallow"] });
-    expect(Object.keys(propertiesOf(subgraphs.research!.state_schema)).sort()).toEqual(["depth", "messages", "queries", "sources"]);
-    expect(propertiesOf(subgraphs["research|search"]!.input_schema)).toEqual({
-      queries: { type: "array", items: { type: "string" } },
-      sources: { type: "array", items: { type: "string" } },
-    });
-    const direct = await client.assistants.getSubgraphs("support");
-    expect(Object.keys(direct)).toEqual(["research"]);
-    const nested = await client.assistants.getSubgraphs("support", { namespace: "research|search", recurse: true });
-    expect(Object.keys(nested)).toEqual(["research|search"]);
-    expect(nested["research|search"]).toEqual(subgraphs["research|search"]);
-  }, SLOW_TEST_MS);
+  it(
+    "lists the subgraphs with recurse, each with the state of its own type",
+    async () => {
+      await eventually("typed schemas", async () => typedOrPause(true, isTyped(await client.assistants.getSchemas("support"))), TYPES_READ_MS);
+      const subgraphs = await client.assistants.getSubgraphs("support", { recurse: true });
+      expect(Object.keys(subgraphs).sort()).toEqual(["research", "research|search"]);
+      expect(propertiesOf(subgraphs.research!.state_schema).depth).toEqual({ type: "string", enum: ["deep", "shallow"] });
+      expect(Object.keys(propertiesOf(subgraphs.research!.state_schema)).sort()).toEqual(["depth", "messages", "queries", "sources"]);
+      expect(propertiesOf(subgraphs["research|search"]!.input_schema)).toEqual({
+        queries: { type: "array", items: { type: "string" } },
+        sources: { type: "array", items: { type: "string" } },
+      });
+      const direct = await client.assistants.getSubgraphs("support");
+      expect(Object.keys(direct)).toEqual(["research"]);
+      const nested = await client.assistants.getSubgraphs("support", { namespace: "research|search", recurse: true });
+      expect(Object.keys(nested)).toEqual(["research|search"]);
+      expect(nested["research|search"]).toEqual(subgraphs["research|search"]);
+    },
+    SLOW_TEST_MS,
+  );
 
   it("runs the graph, subgraphs and all, with input shaped by those schemas", async () => {
     const values = (await client.runs.wait(null, "support", {
@@ -96,12 +104,16 @@ describe("schemas of a TypeScript-typed graph through the SDK", () => {
     expect(values.messages.at(-1)?.content).toBe("Dear customer, see 2 sources.");
   });
 
-  it("answers typed schemas on the first request after a restart on the same data dir", async () => {
-    await eventually("typed schemas", async () => typedOrPause(true, isTyped(await client.assistants.getSchemas("support"))), TYPES_READ_MS);
-    await server.stop();
-    server = await startGantry({ config: CONFIG, dataDir });
-    client = sdkClient(server.url);
-    expect(isTyped(await client.assistants.getSchemas("support"))).toBe(true);
-    expect(Object.keys(await client.assistants.getSubgraphs("support", { recurse: true })).sort()).toEqual(["research", "research|search"]);
-  }, SLOW_TEST_MS);
+  it(
+    "answers typed schemas on the first request after a restart on the same data dir",
+    async () => {
+      await eventually("typed schemas", async () => typedOrPause(true, isTyped(await client.assistants.getSchemas("support"))), TYPES_READ_MS);
+      await server.stop();
+      server = await startGantry({ config: CONFIG, dataDir });
+      client = sdkClient(server.url);
+      expect(isTyped(await client.assistants.getSchemas("support"))).toBe(true);
+      expect(Object.keys(await client.assistants.getSubgraphs("support", { recurse: true })).sort()).toEqual(["research", "research|search"]);
+    },
+    SLOW_TEST_MS,
+  );
 });

@@ -149,7 +149,10 @@ export function describeWebhooksE2E(label: string, openStore: OpenStore): void {
       expect([...byPath.keys()].sort()).toEqual([...expected.keys(), "/cron"].sort());
       for (const [path, runId] of expected) expect(byPath.get(path), path).toMatchObject({ run_id: runId, status: "success" });
       expect(byPath.get("/cron")).toMatchObject({ status: "success", metadata: { cron_id: cron.cron_id }, values: { text: "c", reply: "echo: c" } });
-      await settled(store, hooks.map((h) => h.json.run_id as string));
+      await settled(
+        store,
+        hooks.map((h) => h.json.run_id as string),
+      );
     });
 
     it("sends a failed run's error as {error, message}, for stateless runs too", async () => {

@@ -81,28 +81,24 @@ export function describeAgentServerFuzz(backend: string, open: OpenStore): void 
       await store?.dispose();
     });
 
-    it(
-      "answers every generated request without a 5xx and in bounded time, and keeps earlier data intact",
-      async () => {
-        const witness = await makeWitness(server.url);
-        const known = fc.constantFrom(...(await makeTargets(server.url)));
-        const doc = (await request(server.url, "GET", "/openapi.json")).json as Parameters<typeof anyRequest>[0];
-        const batch = fc.array(anyRequest(doc, known), { minLength: 1, maxLength: BATCH });
-        const tally = new Tally();
-        while (tally.sent < REQUESTS) {
-          await fc.assert(
-            fc.asyncProperty(batch, async (requests) => {
-              await Promise.all(requests.map((r) => sendChecked(server.url, r, ANSWER_BOUND_MS, tally)));
-            }),
-            { numRuns: Math.max(1, Math.ceil((REQUESTS - tally.sent) / (BATCH / 2))) },
-          );
-        }
-        console.log(`fuzz ${backend}: ${tally.summary()}`);
-        const ok = await request(server.url, "GET", "/ok");
-        expect(ok.status).toBe(200);
-        expect(await readAll(server.url, witness.reads)).toEqual(witness.answers);
-      },
-      600_000,
-    );
+    it("answers every generated request without a 5xx and in bounded time, and keeps earlier data intact", async () => {
+      const witness = await makeWitness(server.url);
+      const known = fc.constantFrom(...(await makeTargets(server.url)));
+      const doc = (await request(server.url, "GET", "/openapi.json")).json as Parameters<typeof anyRequest>[0];
+      const batch = fc.array(anyRequest(doc, known), { minLength: 1, maxLength: BATCH });
+      const tally = new Tally();
+      while (tally.sent < REQUESTS) {
+        await fc.assert(
+          fc.asyncProperty(batch, async (requests) => {
+            await Promise.all(requests.map((r) => sendChecked(server.url, r, ANSWER_BOUND_MS, tally)));
+          }),
+          { numRuns: Math.max(1, Math.ceil((REQUESTS - tally.sent) / (BATCH / 2))) },
+        );
+      }
+      console.log(`fuzz ${backend}: ${tally.summary()}`);
+      const ok = await request(server.url, "GET", "/ok");
+      expect(ok.status).toBe(200);
+      expect(await readAll(server.url, witness.reads)).toEqual(witness.answers);
+    }, 600_000);
   });
 }

@@ -63,7 +63,7 @@ const pathValue = (known: KnownStrings): fc.Arbitrary<string> =>
 
 const queryValue = (schema: JsonSchema | undefined, known: KnownStrings): fc.Arbitrary<string> =>
   fc.oneof(
-    { weight: 3, arbitrary: fromSchema(schema, known).map((v) => (typeof v === "string" ? v : JSON.stringify(v) ?? "")) },
+    { weight: 3, arbitrary: fromSchema(schema, known).map((v) => (typeof v === "string" ? v : (JSON.stringify(v) ?? ""))) },
     { weight: 1, arbitrary: oddStrings },
     { weight: 1, arbitrary: fc.constantFrom("-1", "0", "1e999", "9007199254740993", "NaN", "true", "[1,2]", "a,b,,") },
   );
@@ -77,10 +77,7 @@ function requestFor(op: Operation, known: KnownStrings): fc.Arbitrary<FuzzReques
     return filled;
   });
   const query = fc
-    .tuple(
-      fc.subarray(queryParams),
-      fc.array(fc.tuple(fc.oneof(oddStrings, fc.string({ maxLength: 6 })), oddStrings), { maxLength: 1 }),
-    )
+    .tuple(fc.subarray(queryParams), fc.array(fc.tuple(fc.oneof(oddStrings, fc.string({ maxLength: 6 })), oddStrings), { maxLength: 1 }))
     .chain(([chosen, extra]) =>
       fc.tuple(...chosen.map((p) => queryValue(p.schema, known).map((v) => [p.name, v] as [string, string]))).map((pairs) => [...pairs, ...extra]),
     )
@@ -104,7 +101,12 @@ export function anyRequest(doc: OpenApiDocument, known: KnownStrings): fc.Arbitr
 }
 
 export function describeRequest(request: FuzzRequest): string {
-  const body = request.body === undefined ? "" : "json" in request.body ? ` with body ${describeValue(request.body.json)}` : ` with raw body ${describeValue(request.body.raw)}`;
+  const body =
+    request.body === undefined
+      ? ""
+      : "json" in request.body
+        ? ` with body ${describeValue(request.body.json)}`
+        : ` with raw body ${describeValue(request.body.raw)}`;
   return `${request.method} ${request.target.length > 300 ? `${request.target.slice(0, 300)}… (${request.target.length} characters)` : request.target}${body}`;
 }
 
@@ -145,7 +147,10 @@ export async function sendChecked(url: string, request: FuzzRequest, boundMs: nu
       signal: AbortSignal.timeout(boundMs),
     });
   } catch (err) {
-    const why = (err as Error).name === "TimeoutError" ? `No answer within ${boundMs} ms` : `The request failed (${(err as Error).message}; ${String((err as Error).cause ?? "")})`;
+    const why =
+      (err as Error).name === "TimeoutError"
+        ? `No answer within ${boundMs} ms`
+        : `The request failed (${(err as Error).message}; ${String((err as Error).cause ?? "")})`;
     throw new Error(`${why} to: ${describeRequest(request)}`);
   }
   const ms = performance.now() - started;

@@ -99,7 +99,19 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Raw bodies that are not JSON, or not whole. */
-export const brokenJsonText = fc.constantFrom("{", '{"a":', "[1,2", '{"a":1}}', "nul", "\u0000", '{"a":"\\ud800"}', '{"a":"\\u0000"}', "1e999", '"x"', "{".repeat(5_000));
+export const brokenJsonText = fc.constantFrom(
+  "{",
+  '{"a":',
+  "[1,2",
+  '{"a":1}}',
+  "nul",
+  "\u0000",
+  '{"a":"\\ud800"}',
+  '{"a":"\\u0000"}',
+  "1e999",
+  '"x"',
+  "{".repeat(5_000),
+);
 
 /** Applies one hostile change to a body that fits its schema. */
 export function mutateBody(body: unknown): fc.Arbitrary<unknown> {

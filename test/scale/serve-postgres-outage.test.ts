@@ -71,7 +71,9 @@ await describeWithRedis("gantry serve through a PostgreSQL restart", () => {
       // One run sleeping when the database goes, one queued to start a moment later.
       const inFlightThread = await client.threads.create();
       const inFlight = await client.runs.create(inFlightThread.thread_id, "slow", { input: { ms: 3_000, label: "in flight" } });
-      await eventually("the run to start", async () => ((await client.runs.get(inFlightThread.thread_id, inFlight.run_id)).status === "running" ? true : undefined));
+      await eventually("the run to start", async () =>
+        (await client.runs.get(inFlightThread.thread_id, inFlight.run_id)).status === "running" ? true : undefined,
+      );
       // A client waiting on the run through the outage gets its result once the run completes.
       const joinedThroughOutage = client.runs.join(inFlightThread.thread_id, inFlight.run_id);
       const queuedThread = await client.threads.create();
@@ -98,9 +100,8 @@ await describeWithRedis("gantry serve through a PostgreSQL restart", () => {
       await expect(client.runs.wait(null, "slow", { input: { ms: 1, label: "during" } })).rejects.toThrow(/HTTP 503: .*PostgreSQL cannot be reached/);
       await eventually("the replica to log the lost database", async () => (logLines(server, "PostgreSQL connection lost").length > 0 ? true : undefined));
       // The in-flight run's sleep ends while the database is away: its checkpoint cannot be written.
-      await eventually(
-        "the in-flight run to stop on the outage",
-        async () => (logLines(server, "run stopped: the database is unreachable").some((l) => l.run_id === inFlight.run_id) ? true : undefined),
+      await eventually("the in-flight run to stop on the outage", async () =>
+        logLines(server, "run stopped: the database is unreachable").some((l) => l.run_id === inFlight.run_id) ? true : undefined,
       );
 
       await postgres!.start();
@@ -111,7 +112,9 @@ await describeWithRedis("gantry serve through a PostgreSQL restart", () => {
       expect(await client.runs.join(inFlightThread.thread_id, inFlight.run_id)).toMatchObject({ log: ["in flight"] });
       expect(await client.runs.get(inFlightThread.thread_id, inFlight.run_id)).toMatchObject({ status: "success" });
       // It stopped while the database was still away, so the sweeper, still running, requeued it.
-      expect(logLines(server, "run stopped: the database is unreachable").find((l) => l.run_id === inFlight.run_id)).toMatchObject({ requeued: "when its lease lapses" });
+      expect(logLines(server, "run stopped: the database is unreachable").find((l) => l.run_id === inFlight.run_id)).toMatchObject({
+        requeued: "when its lease lapses",
+      });
       expect(logLines(server, "recovered runs whose worker stopped")).toContainEqual(expect.objectContaining({ requeued: 1 }));
       expect(await client.runs.join(queuedThread.thread_id, queued.run_id)).toMatchObject({ log: ["queued"] });
       expect(await client.runs.get(queuedThread.thread_id, queued.run_id)).toMatchObject({ status: "success" });

@@ -11,7 +11,9 @@ import { freePort } from "../support/free-port.js";
 
 /** A throwaway redis-server; resolves once it accepts connections. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   await new Promise<void>((ready, fail) => {
     child.stdout!.on("data", (chunk: Buffer) => {

@@ -168,7 +168,11 @@ await describeWithPostgresAndRedis("gantry serve: replicas behave as one server"
       const rows = await cluster.query<{ status: string; attempt: number }>("SELECT status, attempt FROM runs WHERE run_id = ANY($1::text[])", [runIds]);
       expect(rows).toHaveLength(100);
       expect(rows.every((r) => r.status === "success" && r.attempt === 1)).toBe(true);
-      const finishedBy = [a, b].map((replica) => logLines(replica).filter((l) => l.msg === "run finished" && runIds.includes(l.run_id as string)).map((l) => l.run_id));
+      const finishedBy = [a, b].map((replica) =>
+        logLines(replica)
+          .filter((l) => l.msg === "run finished" && runIds.includes(l.run_id as string))
+          .map((l) => l.run_id),
+      );
       expect(finishedBy.flat().sort()).toEqual([...runIds].sort());
       expect(finishedBy.every((ids) => ids.length > 0)).toBe(true);
     }, 90_000);
@@ -181,9 +185,11 @@ await describeWithPostgresAndRedis("gantry serve: replicas behave as one server"
       const minutes = ["2030-01-01T10:01:00.000Z", "2030-01-01T10:02:00.000Z", "2030-01-01T10:03:00.000Z"];
       for (const [i, at] of minutes.entries()) {
         await writeFile(clockFile, at + "\n");
-        await eventually(`both schedulers to pass ${at}`, async () =>
-          [a, b].every((s) => logLines(s).some((l) => l.msg === "cron tick" && Date.parse(l.now as string) >= Date.parse(at))) ? true : undefined,
-        20_000);
+        await eventually(
+          `both schedulers to pass ${at}`,
+          async () => ([a, b].every((s) => logLines(s).some((l) => l.msg === "cron tick" && Date.parse(l.now as string) >= Date.parse(at))) ? true : undefined),
+          20_000,
+        );
         await eventually(`${i + 1} cron runs`, async () => {
           const runs = await client.runs.list(thread.thread_id);
           return runs.length === i + 1 && runs.every((r) => r.status === "success") ? true : undefined;

@@ -102,7 +102,11 @@ export async function startGantry(options: GantryOptions): Promise<RunningGantry
   const ownsDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "gantry-e2e-")));
   const place = options.command === "serve" ? ["--host", "127.0.0.1"] : ["--data-dir", dataDir];
-  const child = spawnGantry([options.command ?? "dev", "--config", resolve(options.config), "--port", "0", ...place, ...(options.args ?? [])], options.env, options.ipc);
+  const child = spawnGantry(
+    [options.command ?? "dev", "--config", resolve(options.config), "--port", "0", ...place, ...(options.args ?? [])],
+    options.env,
+    options.ipc,
+  );
   let output = "";
   const cleanUp = async () => {
     if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
@@ -112,8 +116,7 @@ export async function startGantry(options: GantryOptions): Promise<RunningGantry
   try {
     url = await new Promise<string>((resolveUrl, rejectStart) => {
       let pending = "";
-      const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
-        fail(`exited (code ${code}, signal ${signal}) before listening`);
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) => fail(`exited (code ${code}, signal ${signal}) before listening`);
       const fail = (why: string) => {
         clearTimeout(timer);
         child.kill("SIGKILL");

@@ -23,7 +23,11 @@ async function threadViewScreenshots(): Promise<void> {
   const browser = await launchBrowser({ width: 1280, height: 800 });
   try {
     const client = sdkClient(server.url);
-    for (const [team, topic] of [["blue", "otters"], ["red", "tides"], ["blue", "kelp forests"]] as const) {
+    for (const [team, topic] of [
+      ["blue", "otters"],
+      ["red", "tides"],
+      ["blue", "kelp forests"],
+    ] as const) {
       const thread = await client.threads.create({ metadata: { team, user: "ada" } });
       await client.runs.wait(thread.thread_id, "review", { input: { topic } });
       if (topic === "tides") await client.runs.wait(thread.thread_id, "review", { command: { resume: "yes" } });
@@ -61,7 +65,7 @@ async function threadViewScreenshots(): Promise<void> {
   } finally {
     await browser.close();
     await server.stop();
-}
+  }
 }
 
 async function dashboardScreenshots(): Promise<void> {
@@ -71,11 +75,21 @@ async function dashboardScreenshots(): Promise<void> {
   const browser = await launchBrowser({ width: 1280, height: 800 });
   try {
     const client = api(cp.url);
-    const created = await client.call("POST", "/v2/deployments", createBody("support-agent", repo.url, { secrets: [{ name: "OPENAI_API_KEY", value: "sk-not-a-real-key" }] }));
+    const created = await client.call(
+      "POST",
+      "/v2/deployments",
+      createBody("support-agent", repo.url, { secrets: [{ name: "OPENAI_API_KEY", value: "sk-not-a-real-key" }] }),
+    );
     const id = created.body.id as string;
     await revisionSettles(client, id, created.body.latest_revision_id);
     repo.commit("v2");
-    const patched = await client.call("PATCH", `/v2/deployments/${id}`, { source_revision_config: { repo_ref: "main", langgraph_config_path: "langgraph.json" }, secrets: [{ name: "OPENAI_API_KEY", value: "********" }, { name: "SEARCH_API_KEY", value: "not-a-real-key" }] });
+    const patched = await client.call("PATCH", `/v2/deployments/${id}`, {
+      source_revision_config: { repo_ref: "main", langgraph_config_path: "langgraph.json" },
+      secrets: [
+        { name: "OPENAI_API_KEY", value: "********" },
+        { name: "SEARCH_API_KEY", value: "not-a-real-key" },
+      ],
+    });
     if (patched.status !== 200) throw new Error(`PATCH answered ${patched.status}: ${JSON.stringify(patched.body)}`);
     const latest = patched.body.latest_revision_id as string;
     await revisionSettles(client, id, latest);
@@ -107,7 +121,9 @@ async function dashboardScreenshots(): Promise<void> {
     await page.goto(`${cp.url}/view/${id}`);
     await page.locator(`tr[data-revision="${latest}"] .live`).waitFor();
     await page.screenshot({ path: join(DOCS, "dashboard-deployment-phone.png") });
-    console.log(`Wrote ${["dashboard-deployments", "dashboard-deployment", "dashboard-new", "dashboard-deployment-phone"].map((n) => `docs/${n}.png`).join(", ")}`);
+    console.log(
+      `Wrote ${["dashboard-deployments", "dashboard-deployment", "dashboard-new", "dashboard-deployment-phone"].map((n) => `docs/${n}.png`).join(", ")}`,
+    );
   } finally {
     await browser.close();
     await cp.stop();

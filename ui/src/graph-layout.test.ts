@@ -32,7 +32,13 @@ describe("layoutGraph", () => {
   });
 
   it("keeps every edge whose ends are both drawn", () => {
-    const { edges } = layoutGraph({ nodes: [{ id: "a" }, { id: "b" }], edges: [{ source: "a", target: "b" }, { source: "b", target: "gone" }] });
+    const { edges } = layoutGraph({
+      nodes: [{ id: "a" }, { id: "b" }],
+      edges: [
+        { source: "a", target: "b" },
+        { source: "b", target: "gone" },
+      ],
+    });
     expect(edges.map((e) => [e.from.id, e.to.id])).toEqual([["a", "b"]]);
   });
 });

@@ -2,10 +2,7 @@
 // answers every such path with index.html, so reloads and shared links work.
 import { useEffect, useState } from "preact/hooks";
 
-export type Route =
-  | { page: "assistants"; assistantId?: string }
-  | { page: "threads" }
-  | { page: "thread"; threadId: string; assistantId?: string };
+export type Route = { page: "assistants"; assistantId?: string } | { page: "threads" } | { page: "thread"; threadId: string; assistantId?: string };
 
 const CHANGED = "gantry:navigate";
 

@@ -44,7 +44,13 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
   app.use(async (c, next) => {
     const started = performance.now();
     await next();
-    log.debug("request", { request_id: c.get("requestId"), method: c.req.method, route: c.get("routePattern") ?? "unmatched", status: c.res.status, ms: Math.round(performance.now() - started) });
+    log.debug("request", {
+      request_id: c.get("requestId"),
+      method: c.req.method,
+      route: c.get("routePattern") ?? "unmatched",
+      status: c.res.status,
+      ms: Math.round(performance.now() - started),
+    });
   });
 
   // First of all: on a deployment's custom host every path is the deployment's, /ok and /v2 included.

@@ -103,4 +103,7 @@ export const repoRef = line(LIMITS.repoRef)
     "must be a branch, tag, refs/... name or commit sha (git check-ref-format rules; no leading '-')",
   );
 
-export const secretName = line(LIMITS.secretName).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a valid environment variable name (letters, digits, '_', not starting with a digit)");
+export const secretName = line(LIMITS.secretName).regex(
+  /^[A-Za-z_][A-Za-z0-9_]*$/,
+  "must be a valid environment variable name (letters, digits, '_', not starting with a digit)",
+);

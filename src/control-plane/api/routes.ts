@@ -110,7 +110,8 @@ export function deploymentRoutes({ deployments, baseUrl, checkPush }: RouteDeps)
         const id = one(c);
         const tenant = tenantOf(c);
         const { deployment } = await deployments.get(id, tenant);
-        if (!deployment.build_on_push) throw new GantryError("malformed", `Deployment ID ${id} has build_on_push off; PATCH source_config.build_on_push to true first.`);
+        if (!deployment.build_on_push)
+          throw new GantryError("malformed", `Deployment ID ${id} has build_on_push off; PATCH source_config.build_on_push to true first.`);
         await checkPush(id);
         return c.json(deploymentWire(await deployments.get(id, tenant), baseUrl(c)));
       },
@@ -177,4 +178,3 @@ export function deploymentRoutes({ deployments, baseUrl, checkPush }: RouteDeps)
     }),
   ];
 }
-

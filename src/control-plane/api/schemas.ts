@@ -26,16 +26,20 @@ export const SecretBody = z.object({
 
 const secretList = z.array(SecretBody).max(LIMITS.secrets, `must hold at most ${LIMITS.secrets} secrets`);
 /** Only external_docker deployments have them, which Gantry refuses; the bound keeps the refusal cheap. */
-const secretReferences = z.array(z.unknown()).max(LIMITS.list, `must hold at most ${LIMITS.list} entries`).superRefine((refs, ctx) => {
-  const problem = jsonProblem(refs, LIMITS.jsonDepth);
-  if (problem) ctx.addIssue({ code: "custom", message: problem });
-});
+const secretReferences = z
+  .array(z.unknown())
+  .max(LIMITS.list, `must hold at most ${LIMITS.list} entries`)
+  .superRefine((refs, ctx) => {
+    const problem = jsonProblem(refs, LIMITS.jsonDepth);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
 
 // Its keys are checked with its values, so a refusal names resource_spec itself.
 const resourceSpec = z.record(z.string(), z.unknown()).superRefine((spec, ctx) => {
   const problem = jsonProblem(spec, LIMITS.jsonDepth);
   if (problem) ctx.addIssue({ code: "custom", message: problem });
-  else if (JSON.stringify(spec).length > LIMITS.resourceSpecBytes) ctx.addIssue({ code: "custom", message: `must be at most ${LIMITS.resourceSpecBytes} characters as JSON` });
+  else if (JSON.stringify(spec).length > LIMITS.resourceSpecBytes)
+    ctx.addIssue({ code: "custom", message: `must be at most ${LIMITS.resourceSpecBytes} characters as JSON` });
 });
 
 const deploymentType = z.enum(["dev_free", "dev", "prod"]);
@@ -104,7 +108,10 @@ export const DeploymentListQuery = z.object({
   tag_value_ids: line(LIMITS.short).optional(),
   image_version: line(LIMITS.short).optional(),
   deployment_type: deploymentType.optional(),
-  deployment_ids: z.array(z.uuid({ error: "must be a UUID" })).max(LIMITS.list, `must hold at most ${LIMITS.list} ids`).optional(),
+  deployment_ids: z
+    .array(z.uuid({ error: "must be a UUID" }))
+    .max(LIMITS.list, `must hold at most ${LIMITS.list} ids`)
+    .optional(),
 });
 
 export const RevisionListQuery = z.object({

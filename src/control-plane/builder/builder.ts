@@ -68,7 +68,8 @@ export class Builder {
 
   /** Where the build of a commit is (or would be) cached. */
   dirFor(sha: string, request: BuildKey): string {
-    const commands = request.install_command || request.build_command ? "-" + shortHash(`${request.install_command ?? ""}\n${request.build_command ?? ""}`) : "";
+    const commands =
+      request.install_command || request.build_command ? "-" + shortHash(`${request.install_command ?? ""}\n${request.build_command ?? ""}`) : "";
     return join(this.deploymentDir(request.deployment_id), sha + commands);
   }
 
@@ -83,7 +84,10 @@ export class Builder {
     const builds = await Promise.all(
       (await readdir(root)).map(async (entry) => {
         const dir = join(root, entry);
-        const used = await stat(join(dir, BUILT_MARKER)).then((s) => s.mtimeMs, () => 0);
+        const used = await stat(join(dir, BUILT_MARKER)).then(
+          (s) => s.mtimeMs,
+          () => 0,
+        );
         return { dir, used };
       }),
     );

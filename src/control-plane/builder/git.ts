@@ -52,8 +52,13 @@ const stepOptions = (repoUrl: string, options: GitOptions, cwd: string, onLine: 
 /** The commit `ref` points at (a branch, a tag, `refs/...`, or a full sha), or an error sentence. */
 export async function resolveRef(repoUrl: string, ref: string, options: GitOptions): Promise<{ sha: string } | { error: string }> {
   if (FULL_SHA.test(ref)) return { sha: ref };
-  const result = await runStep("git", ["ls-remote", "--", repoUrl], stepOptions(repoUrl, options, process.cwd(), () => {}));
-  if (result.code !== 0) return { error: result.error ?? `git ls-remote of ${redactUrl(repoUrl)} failed (exit code ${result.code}): the repository cannot be reached or read` };
+  const result = await runStep(
+    "git",
+    ["ls-remote", "--", repoUrl],
+    stepOptions(repoUrl, options, process.cwd(), () => {}),
+  );
+  if (result.code !== 0)
+    return { error: result.error ?? `git ls-remote of ${redactUrl(repoUrl)} failed (exit code ${result.code}): the repository cannot be reached or read` };
   const refs = new Map<string, string>();
   for (const line of result.stdout.split("\n")) {
     const [sha, name] = line.trim().split(/\s+/);
@@ -71,9 +76,17 @@ export async function resolveRef(repoUrl: string, ref: string, options: GitOptio
  * server. --progress keeps git talking on a slow but live transfer, which the idle limit needs.
  */
 export async function checkout(repoUrl: string, sha: string, dir: string, options: GitOptions): Promise<string | undefined> {
-  const clone = await runStep("git", ["clone", "--progress", "--no-checkout", "--", repoUrl, dir], stepOptions(repoUrl, options, process.cwd(), options.onLine));
+  const clone = await runStep(
+    "git",
+    ["clone", "--progress", "--no-checkout", "--", repoUrl, dir],
+    stepOptions(repoUrl, options, process.cwd(), options.onLine),
+  );
   if (clone.code !== 0) return clone.error ?? `git clone of ${redactUrl(repoUrl)} failed (exit code ${clone.code})`;
-  const co = await runStep("git", ["-c", "advice.detachedHead=false", "checkout", "--progress", "--detach", sha], stepOptions(repoUrl, options, dir, options.onLine));
+  const co = await runStep(
+    "git",
+    ["-c", "advice.detachedHead=false", "checkout", "--progress", "--detach", sha],
+    stepOptions(repoUrl, options, dir, options.onLine),
+  );
   if (co.code !== 0) return co.error ?? `git checkout of commit ${sha} failed (exit code ${co.code})`;
   return undefined;
 }

@@ -75,4 +75,3 @@ async function removeKeys(redisUrl: string, prefix: string): Promise<void> {
     redis.disconnect();
   }
 }
-

@@ -297,7 +297,9 @@ export class Reconciler {
 
   private logWriter(revisionId: string, type: "build" | "deploy") {
     return (level: LogLevel, message: string) => {
-      this.deps.store.appendLog(revisionId, type, level, message).catch((err: unknown) => this.deps.log.warn("log line not recorded", { revision_id: revisionId, err }));
+      this.deps.store
+        .appendLog(revisionId, type, level, message)
+        .catch((err: unknown) => this.deps.log.warn("log line not recorded", { revision_id: revisionId, err }));
     };
   }
 

@@ -53,7 +53,13 @@ export function plan(deployment: DesiredDeployment, instances: ObservedInstance[
     actions.push({ type: "set_status", revision_id: older.id, status: "SKIPPED", from: [older.status] });
   }
 
-  if (target) actions.push(...advance(target, live.find((i) => i.revision_id === target.id)));
+  if (target)
+    actions.push(
+      ...advance(
+        target,
+        live.find((i) => i.revision_id === target.id),
+      ),
+    );
 
   const active = deployment.active_revision_id;
   if (active && active !== target?.id) {
@@ -80,9 +86,7 @@ function advance(target: DesiredRevision, instance: ObservedInstance | undefined
     case "AWAITING_BUILD":
     case "BUILDING":
       // A build that finished before a crash is not repeated: its result is in the cache.
-      return target.built
-        ? [{ type: "set_status", revision_id: id, status: "AWAITING_DEPLOY", from: PENDING_BUILD }]
-        : [{ type: "build", revision_id: id }];
+      return target.built ? [{ type: "set_status", revision_id: id, status: "AWAITING_DEPLOY", from: PENDING_BUILD }] : [{ type: "build", revision_id: id }];
     case "AWAITING_DEPLOY":
       return [
         { type: "set_status", revision_id: id, status: "DEPLOYING", from: ["AWAITING_DEPLOY"] },

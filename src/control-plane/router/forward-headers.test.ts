@@ -6,14 +6,25 @@ const client = { address: "192.0.2.10", proto: "http", host: "cp.example.test:81
 describe("upstreamRequestHeaders", () => {
   it("drops hop-by-hop headers, those named in Connection too, and the control plane's key", () => {
     const headers = upstreamRequestHeaders(
-      new Headers({ connection: "keep-alive, X-Private", "x-private": "1", te: "trailers", "proxy-authorization": "Basic x", upgrade: "websocket", "x-api-key": "k", accept: "application/json" }),
+      new Headers({
+        connection: "keep-alive, X-Private",
+        "x-private": "1",
+        te: "trailers",
+        "proxy-authorization": "Basic x",
+        upgrade: "websocket",
+        "x-api-key": "k",
+        accept: "application/json",
+      }),
       client,
     );
     expect([...headers.keys()].sort()).toEqual(["accept", "accept-encoding", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto"]);
   });
 
   it("replaces a client's forwarding headers with what the router saw", () => {
-    const headers = upstreamRequestHeaders(new Headers({ "x-forwarded-for": "203.0.113.1", forwarded: "for=203.0.113.1", "x-forwarded-host": "evil.test", "x-real-ip": "203.0.113.1" }), client);
+    const headers = upstreamRequestHeaders(
+      new Headers({ "x-forwarded-for": "203.0.113.1", forwarded: "for=203.0.113.1", "x-forwarded-host": "evil.test", "x-real-ip": "203.0.113.1" }),
+      client,
+    );
     expect(Object.fromEntries(headers)).toEqual({
       "accept-encoding": "identity",
       "x-forwarded-for": "192.0.2.10",
@@ -42,7 +53,10 @@ describe("clientResponseHeaders", () => {
   });
 
   it("drops hop-by-hop response headers, those named in Connection too", () => {
-    const headers = clientResponseHeaders(answer({ connection: "x-private", "x-private": "1", "keep-alive": "timeout=5", "proxy-authenticate": "Basic", trailer: "x-t", "x-kept": "yes" }), "GET");
+    const headers = clientResponseHeaders(
+      answer({ connection: "x-private", "x-private": "1", "keep-alive": "timeout=5", "proxy-authenticate": "Basic", trailer: "x-t", "x-kept": "yes" }),
+      "GET",
+    );
     expect([...headers.keys()].sort()).toEqual(["content-type", "x-kept"]);
   });
 });

@@ -5,7 +5,17 @@
 // Bodies are decoded by the router's HTTP client (fetch), so a decoded answer loses its
 // Content-Encoding and Content-Length instead of arriving labelled gzip while plain.
 
-const HOP_BY_HOP = ["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authorization", "proxy-authenticate"];
+const HOP_BY_HOP = [
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "proxy-authorization",
+  "proxy-authenticate",
+];
 
 /** Set by the router from what it saw; whatever a client sent under these names is dropped. */
 const FORWARDING = ["forwarded", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port", "x-real-ip"];
@@ -54,7 +64,13 @@ export function clientResponseHeaders(upstream: Response, method: string): Heade
   headers.delete("content-length");
   const encoding = headers.get("content-encoding");
   // Read as fetch reads it: an empty entry ("gzip,") is a coding it does not know, so it decodes nothing.
-  const codings = encoding === null ? [] : encoding.toLowerCase().split(",").map((c) => c.trim());
+  const codings =
+    encoding === null
+      ? []
+      : encoding
+          .toLowerCase()
+          .split(",")
+          .map((c) => c.trim());
   const decoded = codings.length > 0 && method !== "HEAD" && !NULL_BODY_STATUSES.has(upstream.status) && codings.every((c) => DECODED_CODINGS.has(c));
   if (decoded) headers.delete("content-encoding");
   return headers;

@@ -12,7 +12,9 @@ export interface DeploymentFilter {
 
 export type NewRevision = Omit<RevisionRecord, "seq" | "created_at" | "updated_at" | "repo_commit_sha" | "status">;
 
-export type DeploymentChanges = Partial<Pick<DeploymentRecord, "build_on_push" | "install_command" | "build_command" | "resource_spec" | "custom_url" | "custom_host">>;
+export type DeploymentChanges = Partial<
+  Pick<DeploymentRecord, "build_on_push" | "install_command" | "build_command" | "resource_spec" | "custom_url" | "custom_host">
+>;
 
 export interface LogQuery {
   type: LogType;
@@ -28,7 +30,10 @@ export interface LogQuery {
 
 export interface ControlPlaneStore {
   /** The deployment and its first revision, in one transaction. */
-  createDeployment(deployment: Omit<DeploymentRecord, "latest_revision_id" | "active_revision_id" | "created_at" | "updated_at">, revision: NewRevision): Promise<DeploymentRecord>;
+  createDeployment(
+    deployment: Omit<DeploymentRecord, "latest_revision_id" | "active_revision_id" | "created_at" | "updated_at">,
+    revision: NewRevision,
+  ): Promise<DeploymentRecord>;
   getDeployment(id: string): Promise<DeploymentRecord | undefined>;
   listDeployments(filter: DeploymentFilter, limit: number, offset: number): Promise<DeploymentRecord[]>;
   /** The deployment, not being deleted, whose custom_host is one of `hosts`. */

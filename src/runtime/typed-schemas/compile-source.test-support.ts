@@ -16,8 +16,7 @@ export function compileSource(text: string): CompiledSource {
   const options: ts.CompilerOptions = { strict: true, target: ts.ScriptTarget.ES2022, noEmit: true, types: [] };
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (name, version, ...rest) =>
-    name === FILE ? ts.createSourceFile(FILE, text, version, true) : getSourceFile(name, version, ...rest);
+  host.getSourceFile = (name, version, ...rest) => (name === FILE ? ts.createSourceFile(FILE, text, version, true) : getSourceFile(name, version, ...rest));
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (name) => name === FILE || fileExists(name);
   const program = ts.createProgram({ rootNames: [FILE], options, host });
@@ -26,7 +25,8 @@ export function compileSource(text: string): CompiledSource {
   const declaration = (name: string): ts.Node => {
     let found: ts.Node | undefined;
     const visit = (node: ts.Node) => {
-      if ((ts.isTypeAliasDeclaration(node) || ts.isInterfaceDeclaration(node) || ts.isVariableDeclaration(node)) && node.name.getText(source) === name) found = node;
+      if ((ts.isTypeAliasDeclaration(node) || ts.isInterfaceDeclaration(node) || ts.isVariableDeclaration(node)) && node.name.getText(source) === name)
+        found = node;
       else ts.forEachChild(node, visit);
     };
     visit(source);

@@ -140,7 +140,14 @@ function compilerOptionsFor(directory: string): { options: ts.CompilerOptions; c
   const configFile = ts.findConfigFile(directory, ts.sys.fileExists);
   if (!configFile) {
     return {
-      options: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, allowJs: true, ...overrides },
+      options: {
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        strict: true,
+        allowJs: true,
+        ...overrides,
+      },
     };
   }
   const read = ts.readConfigFile(configFile, ts.sys.readFile);

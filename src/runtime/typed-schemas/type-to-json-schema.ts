@@ -90,7 +90,9 @@ export class TypeSchemaConverter {
     if (type.isUnion()) return this.convertUnion(type.types);
     if (type.isIntersection()) {
       // A branded primitive (string & { __brand: "Id" }) is that primitive.
-      const primitive = type.types.find((t) => t.flags & (ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike | ts.TypeFlags.BigIntLike));
+      const primitive = type.types.find(
+        (t) => t.flags & (ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike | ts.TypeFlags.BigIntLike),
+      );
       if (primitive) return this.convert(primitive);
     }
     if (this.isMessage(type)) return this.messageRef();

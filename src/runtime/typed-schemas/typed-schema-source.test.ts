@@ -25,14 +25,18 @@ describe("typed schema source", () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  const extractFrom = (file: string) => async (targets: ExtractTarget[]): Promise<Extraction> => {
-    calls.push(targets);
-    const hash = createHash("sha256").update(await readFile(file)).digest("hex");
-    return {
-      graphs: Object.fromEntries(targets.map((t) => [t.graphId, { namespaces: { "": { state: STATE, input: null, output: null, config: null } } }])),
-      files: { [file]: hash },
+  const extractFrom =
+    (file: string) =>
+    async (targets: ExtractTarget[]): Promise<Extraction> => {
+      calls.push(targets);
+      const hash = createHash("sha256")
+        .update(await readFile(file))
+        .digest("hex");
+      return {
+        graphs: Object.fromEntries(targets.map((t) => [t.graphId, { namespaces: { "": { state: STATE, input: null, output: null, config: null } } }])),
+        files: { [file]: hash },
+      };
     };
-  };
   const sourceWith = (extract: (targets: ExtractTarget[]) => Promise<Extraction>, cacheDir?: string, waitMs?: number) =>
     createTypedSchemaSource({
       graphs: [
@@ -68,10 +72,14 @@ describe("typed schema source", () => {
   it("answers without types when the extraction outlasts the wait, and with them once it ends", async () => {
     let finish: () => void = () => {};
     const gate = new Promise<void>((resolve) => (finish = resolve));
-    const source = sourceWith(async (targets) => {
-      await gate;
-      return extractFrom(graphFile)(targets);
-    }, undefined, 20);
+    const source = sourceWith(
+      async (targets) => {
+        await gate;
+        return extractFrom(graphFile)(targets);
+      },
+      undefined,
+      20,
+    );
     expect(await source.get("agent")).toBeUndefined();
     finish();
     // The wait is over, so each answer is whatever is known at that moment: poll until the types are.

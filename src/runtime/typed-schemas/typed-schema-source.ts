@@ -55,9 +55,7 @@ export function createTypedSchemaSource(options: TypedSchemaSourceOptions): Type
   const { log, waitMs = WAIT_MS } = options;
   const thread = options.extract ? undefined : new ExtractionThread();
   const extract = options.extract ?? ((targets: ExtractTarget[]) => thread!.extract(targets));
-  const targets = options.graphs
-    .filter((g) => TYPED_EXTENSIONS.has(extname(g.file)))
-    .map(({ graphId, file, exportName }) => ({ graphId, file, exportName }));
+  const targets = options.graphs.filter((g) => TYPED_EXTENSIONS.has(extname(g.file))).map(({ graphId, file, exportName }) => ({ graphId, file, exportName }));
   const key = cacheKey(targets);
   const cacheFile = options.cacheDir ? join(options.cacheDir, `${sha256(key).slice(0, 24)}.json`) : undefined;
   let reading: { done: Promise<Record<string, GraphExtraction>>; startedAt: number } | undefined;

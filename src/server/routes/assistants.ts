@@ -37,7 +37,10 @@ export function assistantRoutes({
   const typedLookup = (graphId: string) => (typedSchemas ? () => typedSchemas.get(graphId) : undefined);
   const compiledGraphOf = async (idOrGraphId: string, access: Access | undefined) => {
     const assistant = await assistants.get(idOrGraphId, access);
-    return { assistant, graph: await graphs.get(assistant.graph_id).resolve({ configurable: assistant.config.configurable as JsonObject | undefined, ...assistant.config }) };
+    return {
+      assistant,
+      graph: await graphs.get(assistant.graph_id).resolve({ configurable: assistant.config.configurable as JsonObject | undefined, ...assistant.config }),
+    };
   };
 
   return [
@@ -62,12 +65,7 @@ export function assistantRoutes({
       returns: "AssistantList",
       handler: async (c, { body }) => {
         const page = { limit: body.limit ?? 10, offset: body.offset ?? 0 };
-        const result = await assistants.search(
-          filterOf(body),
-          { by: body.sort_by ?? "created_at", order: body.sort_order ?? "desc" },
-          page,
-          accessOf(c),
-        );
+        const result = await assistants.search(filterOf(body), { by: body.sort_by ?? "created_at", order: body.sort_order ?? "desc" }, page, accessOf(c));
         setPaginationHeaders(c, page, result);
         return c.json(result.items.map((a) => project(a, body.select)));
       },

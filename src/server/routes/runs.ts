@@ -10,16 +10,7 @@ import { keepAliveJson } from "../keepalive-json.js";
 import { requestHeader, requestHeaders, setAnswerHeader } from "../node-request.js";
 import { project } from "../paging.js";
 import { route, type RouteSpec } from "../route.js";
-import {
-  BulkCancelBody,
-  CancelQuery,
-  JoinQuery,
-  JoinStreamQuery,
-  RunBatch,
-  RunCreateStateful,
-  RunCreateStateless,
-  RunListQuery,
-} from "../schemas/runs.js";
+import { BulkCancelBody, CancelQuery, JoinQuery, JoinStreamQuery, RunBatch, RunCreateStateful, RunCreateStateless, RunListQuery } from "../schemas/runs.js";
 import { parseLastEventId, sseResponse } from "../sse.js";
 import { uuidParam } from "../validation.js";
 
@@ -35,10 +26,8 @@ export interface RunRouteDeps {
 export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
   const { runs, output } = deps;
 
-  const contentLocation = (run: Run, stateless: boolean) =>
-    stateless ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}`;
-  const joinPath = (run: Run, stateless: boolean) =>
-    stateless ? `/runs/${run.run_id}/stream` : `/threads/${run.thread_id}/runs/${run.run_id}/stream`;
+  const contentLocation = (run: Run, stateless: boolean) => (stateless ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}`);
+  const joinPath = (run: Run, stateless: boolean) => (stateless ? `/runs/${run.run_id}/stream` : `/threads/${run.thread_id}/runs/${run.run_id}/stream`);
 
   const create = (c: Context<AppEnv>, threadId: string | null, body: RunCreate) => runs.create(threadId, body, { headers: requestHeaders(c) }, accessOf(c));
 

@@ -58,14 +58,17 @@ export function storeRoutes({ store }: { store: StoreService }): RouteSpec[] {
       bodyOptional: true,
       responses: { 200: "{items}: newest update first, or best match first for a query", 422: "Invalid body" },
       handler: async (c, { body }) => {
-        const items = await store.search({
-          namespacePrefix: body.namespace_prefix ?? [],
-          ...(body.filter ? { filter: body.filter as JsonObject } : {}),
-          ...(body.limit !== undefined ? { limit: body.limit } : {}),
-          ...(body.offset !== undefined ? { offset: body.offset } : {}),
-          ...(body.query !== undefined ? { query: body.query } : {}),
-          ...(body.refresh_ttl !== undefined ? { refreshTtl: body.refresh_ttl } : {}),
-        }, accessOf(c));
+        const items = await store.search(
+          {
+            namespacePrefix: body.namespace_prefix ?? [],
+            ...(body.filter ? { filter: body.filter as JsonObject } : {}),
+            ...(body.limit !== undefined ? { limit: body.limit } : {}),
+            ...(body.offset !== undefined ? { offset: body.offset } : {}),
+            ...(body.query !== undefined ? { query: body.query } : {}),
+            ...(body.refresh_ttl !== undefined ? { refreshTtl: body.refresh_ttl } : {}),
+          },
+          accessOf(c),
+        );
         return c.json({ items });
       },
     }),
@@ -78,13 +81,16 @@ export function storeRoutes({ store }: { store: StoreService }): RouteSpec[] {
       bodyOptional: true,
       responses: { 200: "{namespaces}: in label order", 422: "Invalid body" },
       handler: async (c, { body }) => {
-        const namespaces = await store.listNamespaces({
-          ...(body.prefix ? { prefix: body.prefix } : {}),
-          ...(body.suffix ? { suffix: body.suffix } : {}),
-          ...(body.max_depth !== undefined ? { maxDepth: body.max_depth } : {}),
-          ...(body.limit !== undefined ? { limit: body.limit } : {}),
-          ...(body.offset !== undefined ? { offset: body.offset } : {}),
-        }, accessOf(c));
+        const namespaces = await store.listNamespaces(
+          {
+            ...(body.prefix ? { prefix: body.prefix } : {}),
+            ...(body.suffix ? { suffix: body.suffix } : {}),
+            ...(body.max_depth !== undefined ? { maxDepth: body.max_depth } : {}),
+            ...(body.limit !== undefined ? { limit: body.limit } : {}),
+            ...(body.offset !== undefined ? { offset: body.offset } : {}),
+          },
+          accessOf(c),
+        );
         return c.json({ namespaces });
       },
     }),

@@ -28,11 +28,15 @@ export function threadStateRoutes({ state }: { state: ThreadStateService }): Rou
       handler: async (c, { body }) => {
         const checkpoint = body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : undefined);
         return c.json(
-          await state.update(uuidParam(c, "thread_id"), {
-            values: body.values ?? null,
-            ...(body.as_node ? { asNode: body.as_node } : {}),
-            ...(checkpoint ? { checkpoint } : {}),
-          }, accessOf(c)),
+          await state.update(
+            uuidParam(c, "thread_id"),
+            {
+              values: body.values ?? null,
+              ...(body.as_node ? { asNode: body.as_node } : {}),
+              ...(checkpoint ? { checkpoint } : {}),
+            },
+            accessOf(c),
+          ),
         );
       },
     }),
@@ -57,7 +61,11 @@ export function threadStateRoutes({ state }: { state: ThreadStateService }): Rou
       responses: { 200: "Thread state", 404: "Thread or checkpoint not found", 422: "Invalid id" },
       handler: async (c, { query }) =>
         c.json(
-          await state.get(uuidParam(c, "thread_id"), { checkpoint: { checkpoint_id: c.req.param("checkpoint_id")! }, subgraphs: query.subgraphs ?? false }, accessOf(c)),
+          await state.get(
+            uuidParam(c, "thread_id"),
+            { checkpoint: { checkpoint_id: c.req.param("checkpoint_id")! }, subgraphs: query.subgraphs ?? false },
+            accessOf(c),
+          ),
         ),
     }),
     route({
@@ -80,12 +88,16 @@ export function threadStateRoutes({ state }: { state: ThreadStateService }): Rou
       responses: { 200: "Thread states", 404: "Thread not found", 422: "Invalid body" },
       handler: async (c, { body }) =>
         c.json(
-          await state.history(uuidParam(c, "thread_id"), {
-            limit: body.limit ?? 1,
-            ...(body.before ? { before: body.before } : {}),
-            ...(body.metadata ? { metadata: body.metadata } : {}),
-            ...(body.checkpoint ? { checkpoint: body.checkpoint } : {}),
-          }, accessOf(c)),
+          await state.history(
+            uuidParam(c, "thread_id"),
+            {
+              limit: body.limit ?? 1,
+              ...(body.before ? { before: body.before } : {}),
+              ...(body.metadata ? { metadata: body.metadata } : {}),
+              ...(body.checkpoint ? { checkpoint: body.checkpoint } : {}),
+            },
+            accessOf(c),
+          ),
         ),
     }),
     route({

@@ -5,14 +5,7 @@ import { project, setPaginationHeaders } from "../paging.js";
 import { accessOf } from "../app-env.js";
 import { requestHeader } from "../node-request.js";
 import { route, type RouteSpec } from "../route.js";
-import {
-  ThreadCountBody,
-  ThreadCreateBody,
-  ThreadGetQuery,
-  ThreadPatchBody,
-  ThreadPruneBody,
-  ThreadSearchBody,
-} from "../schemas/threads.js";
+import { ThreadCountBody, ThreadCreateBody, ThreadGetQuery, ThreadPatchBody, ThreadPruneBody, ThreadSearchBody } from "../schemas/threads.js";
 import { uuidParam } from "../validation.js";
 
 const TAG = "Threads";
@@ -28,8 +21,7 @@ export function threadRoutes({ threads }: { threads: ThreadService }): RouteSpec
       bodyOptional: true,
       responses: { 200: "The thread", 409: "The thread exists and if_exists is raise", 422: "Invalid body" },
       returns: "Thread",
-      handler: async (c, { body }) =>
-        c.json(await threads.create({ ...body, metadata: body.metadata as JsonObject | undefined }, accessOf(c))),
+      handler: async (c, { body }) => c.json(await threads.create({ ...body, metadata: body.metadata as JsonObject | undefined }, accessOf(c))),
     }),
     route({
       method: "post",
@@ -71,8 +63,7 @@ export function threadRoutes({ threads }: { threads: ThreadService }): RouteSpec
       summary: "Delete threads, or trim their history to the latest state",
       body: ThreadPruneBody,
       responses: { 200: "How many threads were pruned", 422: "Invalid body" },
-      handler: async (c, { body }) =>
-        c.json({ pruned_count: await threads.prune(body.thread_ids, body.strategy ?? "delete", accessOf(c)) }),
+      handler: async (c, { body }) => c.json({ pruned_count: await threads.prune(body.thread_ids, body.strategy ?? "delete", accessOf(c)) }),
     }),
     route({
       method: "get",
@@ -96,10 +87,14 @@ export function threadRoutes({ threads }: { threads: ThreadService }): RouteSpec
       responses: { 200: "The thread", 204: "Updated (Prefer: return=minimal)", 404: "Not found", 422: "Invalid body or id" },
       returns: "Thread",
       handler: async (c, { body }) => {
-        const updated = await threads.update(uuidParam(c, "thread_id"), {
-          ...(body.metadata ? { metadata: body.metadata as JsonObject } : {}),
-          ...(body.ttl !== undefined ? { ttl: body.ttl } : {}),
-        }, accessOf(c));
+        const updated = await threads.update(
+          uuidParam(c, "thread_id"),
+          {
+            ...(body.metadata ? { metadata: body.metadata as JsonObject } : {}),
+            ...(body.ttl !== undefined ? { ttl: body.ttl } : {}),
+          },
+          accessOf(c),
+        );
         if (/\breturn=minimal\b/i.test(requestHeader(c, "prefer") ?? "")) return c.body(null, 204);
         return c.json(updated);
       },

@@ -88,10 +88,16 @@ export const GraphQuery = z
         .transform((s) => s.toLowerCase())
         .pipe(
           // A number is a depth (the JS SDK sends xray: 1 as "1"); 0 draws no subgraphs.
-          z.union([
-            z.enum(["true", "false"]).transform((s) => s === "true"),
-            z.string().regex(/^\d+$/).transform((s) => (Number(s) === 0 ? false : Number(s))),
-          ], { error: "must be true, false or a non-negative integer (the subgraph depth)" }),
+          z.union(
+            [
+              z.enum(["true", "false"]).transform((s) => s === "true"),
+              z
+                .string()
+                .regex(/^\d+$/)
+                .transform((s) => (Number(s) === 0 ? false : Number(s))),
+            ],
+            { error: "must be true, false or a non-negative integer (the subgraph depth)" },
+          ),
         ),
     ),
   })

@@ -27,7 +27,10 @@ export const ttlMinutes = z
   .positive(`must be a positive number of minutes, at most ${MAX_TTL_MINUTES}`)
   .max(MAX_TTL_MINUTES, `must be a positive number of minutes, at most ${MAX_TTL_MINUTES}`);
 
-export const afterSeconds = z.number().min(0, `must be between 0 and ${MAX_AFTER_SECONDS} seconds`).max(MAX_AFTER_SECONDS, `must be between 0 and ${MAX_AFTER_SECONDS} seconds`);
+export const afterSeconds = z
+  .number()
+  .min(0, `must be between 0 and ${MAX_AFTER_SECONDS} seconds`)
+  .max(MAX_AFTER_SECONDS, `must be between 0 and ${MAX_AFTER_SECONDS} seconds`);
 
 /** A positive counter kept in a 32-bit column (versions, recursion limits). */
 export const positiveInt32 = z.int().min(1, `must be between 1 and ${MAX_INT32}`).max(MAX_INT32, `must be between 1 and ${MAX_INT32}`);

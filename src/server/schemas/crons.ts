@@ -57,9 +57,7 @@ const cronFields = {
 };
 
 /** Both create routes; on_run_completed on a thread cron is refused by the domain, with the reason. */
-export const CronCreateBody = z
-  .object({ ...cronFields, assistant_id: runCreateFields.assistant_id, on_run_completed: optional(onRunCompleted) })
-  .strict();
+export const CronCreateBody = z.object({ ...cronFields, assistant_id: runCreateFields.assistant_id, on_run_completed: optional(onRunCompleted) }).strict();
 
 export const CronPatchBody = z
   .object({

@@ -93,11 +93,7 @@ async function applyPending(client: PoolClient, createSchema: string | undefined
     await client.query("BEGIN");
     try {
       await client.query(migration.sql);
-      await client.query("INSERT INTO gantry_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
-        migration.version,
-        migration.name,
-        new Date(),
-      ]);
+      await client.query("INSERT INTO gantry_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [migration.version, migration.name, new Date()]);
       await client.query("COMMIT");
     } catch (err) {
       await client.query("ROLLBACK");

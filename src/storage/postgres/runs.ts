@@ -76,7 +76,11 @@ async function startsAtOnce(client: PoolClient, threadId: string, now: Date): Pr
  * is atomic on its own, so thread and run appear together or not at all. Undefined when the thread
  * exists: the caller takes the locking path.
  */
-async function enqueueOnNewThread(pool: Pool, input: Parameters<RunRepo["enqueue"]>[0], options: Parameters<RunRepo["enqueue"]>[1]): Promise<EnqueueResult | undefined> {
+async function enqueueOnNewThread(
+  pool: Pool,
+  input: Parameters<RunRepo["enqueue"]>[0],
+  options: Parameters<RunRepo["enqueue"]>[1],
+): Promise<EnqueueResult | undefined> {
   const now = new Date();
   const claimFor = options.claimFor && input.available_at <= now ? options.claimFor : undefined;
   // As in startsAtOnce: a run claimed at creation must not jump ahead of runs already waiting.
@@ -135,11 +139,9 @@ function settledStatus(preferred: string): string {
 
 /** Locks the threads in id order, the one order every multi-thread writer uses. */
 async function lockThreads(client: PoolClient, threadIds: string[]): Promise<string[]> {
-  const { rows } = await query<{ thread_id: string }>(
-    client,
-    "SELECT thread_id FROM threads WHERE thread_id = ANY($1::text[]) ORDER BY thread_id FOR UPDATE",
-    [threadIds],
-  );
+  const { rows } = await query<{ thread_id: string }>(client, "SELECT thread_id FROM threads WHERE thread_id = ANY($1::text[]) ORDER BY thread_id FOR UPDATE", [
+    threadIds,
+  ]);
   return rows.map((r) => r.thread_id);
 }
 
@@ -243,7 +245,11 @@ export function postgresRuns(pool: Pool): RunRepo {
           if (locked.length === 0) return { kind: "thread_missing" };
           if (hasAuthFilter(options.threadAuth)) {
             const values: unknown[] = [input.thread_id];
-            const visible = await query(client, `SELECT 1 FROM threads WHERE thread_id = $1 AND ${authFilterSql("metadata", options.threadAuth, values)}`, values);
+            const visible = await query(
+              client,
+              `SELECT 1 FROM threads WHERE thread_id = $1 AND ${authFilterSql("metadata", options.threadAuth, values)}`,
+              values,
+            );
             if (visible.rowCount === 0) return { kind: "thread_missing" };
           }
           const threadGraph = locked[0]!.graph_id;
@@ -291,7 +297,13 @@ export function postgresRuns(pool: Pool): RunRepo {
         const row = rows[0]!;
         const createdRun = rowToRun(row);
         if (!claimFor) return { kind: "created", run: createdRun, cancelled, stopped };
-        return { kind: "created", run: { ...createdRun, status: "pending" }, cancelled, stopped, claimed: { ...createdRun, attempt: row.attempt, cancel_action: row.cancel_action } };
+        return {
+          kind: "created",
+          run: { ...createdRun, status: "pending" },
+          cancelled,
+          stopped,
+          claimed: { ...createdRun, attempt: row.attempt, cancel_action: row.cancel_action },
+        };
       });
     },
 
@@ -454,7 +466,10 @@ export function postgresRuns(pool: Pool): RunRepo {
                 `SELECT DISTINCT thread_id FROM runs WHERE status = ANY($1::text[])${andThreadVisible(auth, values)}`,
                 values,
               );
-        const threads = await lockThreads(client, rows.map((r) => r.thread_id));
+        const threads = await lockThreads(
+          client,
+          rows.map((r) => r.thread_id),
+        );
         if (threads.length === 0) return { stopped: [], flagged: [] };
         return cancelOnLockedThreads(client, threads, target, action, now, webhookFor);
       });

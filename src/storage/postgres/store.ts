@@ -6,16 +6,7 @@
 import { createHash } from "node:crypto";
 import type { Pool, QueryResult, QueryResultRow } from "pg";
 import type { Json, JsonObject } from "../records.js";
-import type {
-  NamespaceListing,
-  NamespacePattern,
-  StoreComparison,
-  StoreFilter,
-  StoreItem,
-  StoreRepo,
-  StoreSearch,
-  StoreSearchItem,
-} from "../store-ports.js";
+import type { NamespaceListing, NamespacePattern, StoreComparison, StoreFilter, StoreItem, StoreRepo, StoreSearch, StoreSearchItem } from "../store-ports.js";
 import { expiresAt } from "../ttl.js";
 import { hasAuthFilter } from "../auth-filter.js";
 import { authFilterSql, jsonParam, param, queryFailure, run, transaction } from "./sql-helpers.js";

@@ -159,7 +159,9 @@ export function postgresThreads(pool: Pool): ThreadRepo {
          updated AS (
            UPDATE threads t SET "values" = $2::jsonb, interrupts = $3::jsonb, status = $4, error = NULL, updated_at = $5, state_updated_at = $5
            FROM current c WHERE t.thread_id = c.thread_id AND NOT c.was_busy
-           RETURNING ${COLUMNS.split(", ").map((col) => `t.${col}`).join(", ")}
+           RETURNING ${COLUMNS.split(", ")
+             .map((col) => `t.${col}`)
+             .join(", ")}
          )
          SELECT c.was_busy, u.* FROM current c LEFT JOIN updated u ON TRUE`,
         [threadId, state.values === null ? null : JSON.stringify(state.values), JSON.stringify(state.interrupts), state.status, now],
@@ -206,7 +208,11 @@ export function postgresThreads(pool: Pool): ThreadRepo {
 
     async existing(ids, auth) {
       const values: unknown[] = [];
-      const { rows } = await run<{ thread_id: string }>(pool, `SELECT thread_id FROM threads ${whereClause({ ids, ...(auth ? { auth } : {}) }, values)}`, values);
+      const { rows } = await run<{ thread_id: string }>(
+        pool,
+        `SELECT thread_id FROM threads ${whereClause({ ids, ...(auth ? { auth } : {}) }, values)}`,
+        values,
+      );
       return rows.map((r) => r.thread_id);
     },
 

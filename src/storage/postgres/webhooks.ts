@@ -67,11 +67,9 @@ export function postgresWebhooks(pool: Pool): WebhookOutbox {
       return changed.rowCount === 1;
     },
     async releaseExpired(expiredBefore) {
-      const changed = await query(
-        pool,
-        "UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL WHERE status = 'pending' AND lease_until < $1",
-        [expiredBefore],
-      );
+      const changed = await query(pool, "UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL WHERE status = 'pending' AND lease_until < $1", [
+        expiredBefore,
+      ]);
       return changed.rowCount ?? 0;
     },
     async get(deliveryId) {
@@ -79,11 +77,7 @@ export function postgresWebhooks(pool: Pool): WebhookOutbox {
       return rows[0] ? rowToDelivery(rows[0]) : null;
     },
     async listForRun(runId) {
-      const { rows } = await query<DeliveryRow>(
-        pool,
-        `SELECT ${COLUMNS} FROM webhook_deliveries WHERE run_id = $1 ORDER BY created_at, delivery_id`,
-        [runId],
-      );
+      const { rows } = await query<DeliveryRow>(pool, `SELECT ${COLUMNS} FROM webhook_deliveries WHERE run_id = $1 ORDER BY created_at, delivery_id`, [runId]);
       return rows.map(rowToDelivery);
     },
     async nextDueAt() {

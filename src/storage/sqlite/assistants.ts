@@ -94,9 +94,7 @@ export function sqliteAssistants(db: Database.Database): AssistantRepo {
     const where = authFilterSql("metadata", auth);
     return sql(`SELECT ${COLUMNS} FROM assistants WHERE assistant_id = ? AND ${where.sql}`).get(assistantId, ...where.params) as AssistantRow | undefined;
   };
-  const insertAssistant = sql(
-    `INSERT INTO assistants (${COLUMNS}) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
-  );
+  const insertAssistant = sql(`INSERT INTO assistants (${COLUMNS}) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`);
   const insertVersion = sql(`INSERT INTO assistant_versions (${VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const maxVersion = sql("SELECT MAX(version) AS v FROM assistant_versions WHERE assistant_id = ?");
   const getVersion = sql(`SELECT ${VERSION_COLUMNS} FROM assistant_versions WHERE assistant_id = ? AND version = ?`);

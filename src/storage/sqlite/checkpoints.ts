@@ -40,9 +40,10 @@ export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
 
   // The saver stores metadata as JSON text in a BLOB column; SQLite reads a BLOB as binary JSONB.
   const deleteRun = db.transaction((threadId: string, runId: string) => {
-    const first = sql(
-      "SELECT MIN(checkpoint_id) AS id FROM checkpoints WHERE thread_id = ? AND json_extract(CAST(metadata AS TEXT), '$.run_id') = ?",
-    ).get(threadId, runId) as { id: string | null };
+    const first = sql("SELECT MIN(checkpoint_id) AS id FROM checkpoints WHERE thread_id = ? AND json_extract(CAST(metadata AS TEXT), '$.run_id') = ?").get(
+      threadId,
+      runId,
+    ) as { id: string | null };
     if (first.id === null) return;
     sql("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id >= ?").run(threadId, first.id);
     sql("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id >= ?").run(threadId, first.id);

@@ -104,9 +104,7 @@ export function sqliteCrons(db: Database.Database): CronRepo {
   return {
     async create(input: NewCron) {
       const now = new Date().toISOString();
-      const row = sql(
-        `INSERT INTO crons (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING ${COLUMNS}`,
-      ).get(
+      const row = sql(`INSERT INTO crons (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING ${COLUMNS}`).get(
         input.cron_id,
         input.assistant_id,
         input.thread_id,
@@ -181,7 +179,9 @@ export function sqliteCrons(db: Database.Database): CronRepo {
       return rows.map(rowToStored);
     },
     async advance(cronId, revision, next) {
-      return sql("UPDATE crons SET next_run_date = ?, revision = revision + 1 WHERE cron_id = ? AND revision = ?").run(iso(next), cronId, revision).changes === 1;
+      return (
+        sql("UPDATE crons SET next_run_date = ?, revision = revision + 1 WHERE cron_id = ? AND revision = ?").run(iso(next), cronId, revision).changes === 1
+      );
     },
   };
 }

@@ -21,7 +21,9 @@ export function lockDataDir(dataDir: string): DataDirLock {
     mkdirSync(dataDir, { recursive: true });
     db = new Database(file, { timeout: 0 });
   } catch (err) {
-    throw new StartupError(`Cannot create the lock file ${file}: ${(err as Error).message}. Check that the directory is writable, or choose another with --data-dir.`);
+    throw new StartupError(
+      `Cannot create the lock file ${file}: ${(err as Error).message}. Check that the directory is writable, or choose another with --data-dir.`,
+    );
   }
   try {
     db.pragma("locking_mode = EXCLUSIVE");

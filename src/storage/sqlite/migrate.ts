@@ -33,11 +33,7 @@ export function migrateSqlite(db: Database.Database, dir: string = MIGRATIONS_DI
       const done = db.prepare("SELECT 1 FROM gantry_migrations WHERE version = ?").get(migration.version);
       if (done) return false;
       db.exec(migration.sql);
-      db.prepare("INSERT INTO gantry_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
-        migration.version,
-        migration.name,
-        new Date().toISOString(),
-      );
+      db.prepare("INSERT INTO gantry_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(migration.version, migration.name, new Date().toISOString());
       return true;
     });
     if (apply.immediate()) applied.push(migration.name);

@@ -8,8 +8,7 @@ import { authFilterSql, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
 import { insertWebhookDelivery } from "./webhooks.js";
 
-const COLUMNS =
-  "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, attempt, cancel_action";
+const COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, attempt, cancel_action";
 
 interface RunRow {
   run_id: string;
@@ -110,7 +109,8 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       if (!sql(`SELECT 1 FROM threads WHERE thread_id = ?${visible.sql}`).get(run.thread_id, ...visible.params)) return { kind: "thread_missing" };
     }
     const existing = thread ? parseJson<JsonObject>(thread.metadata) : undefined;
-    if (options.graphId !== undefined && typeof existing?.graph_id === "string" && existing.graph_id !== options.graphId) return { kind: "wrong_graph", threadGraph: existing.graph_id };
+    if (options.graphId !== undefined && typeof existing?.graph_id === "string" && existing.graph_id !== options.graphId)
+      return { kind: "wrong_graph", threadGraph: existing.graph_id };
     let metadata: JsonObject;
     // Runs of the thread still pending or running before this one; none on a new thread.
     let active: Array<{ run_id: string; status: string }> = [];
@@ -138,7 +138,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       cancelled = result.flagged;
       stopped = result.stopped;
     }
-    const seq = ((sql("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs").get() as { seq: number }).seq);
+    const seq = (sql("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs").get() as { seq: number }).seq;
     const availableAt = run.available_at.toISOString();
     // A thread with no run before this one has none now: the common case asks no more.
     const threadBusy = active.length > 0 && threadHasRuns.get(run.thread_id) !== undefined;
@@ -191,9 +191,12 @@ export function sqliteRuns(db: Database.Database): RunRepo {
        LIMIT 1`,
     ).get(stamp) as { run_id: string } | undefined;
     if (!candidate) return null;
-    sql(
-      `UPDATE runs SET status = 'running', lease_owner = ?, lease_until = ?, attempt = attempt + 1, updated_at = ? WHERE run_id = ?`,
-    ).run(workerId, new Date(now.getTime() + leaseMs).toISOString(), stamp, candidate.run_id);
+    sql(`UPDATE runs SET status = 'running', lease_owner = ?, lease_until = ?, attempt = attempt + 1, updated_at = ? WHERE run_id = ?`).run(
+      workerId,
+      new Date(now.getTime() + leaseMs).toISOString(),
+      stamp,
+      candidate.run_id,
+    );
     const row = getRow.get(candidate.run_id) as RunRow;
     sql("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(stamp, row.thread_id);
     return rowToClaimed(row);
@@ -256,9 +259,11 @@ export function sqliteRuns(db: Database.Database): RunRepo {
   const recoverExpired = db.transaction((now: Date, maxAttempts: number, expiredBefore: Date) => {
     const stamp = now.toISOString();
     const cutoff = expiredBefore.toISOString();
-    const expired = db
-      .prepare("SELECT run_id, thread_id, attempt FROM runs WHERE status = 'running' AND lease_until < ?")
-      .all(cutoff) as Array<{ run_id: string; thread_id: string; attempt: number }>;
+    const expired = db.prepare("SELECT run_id, thread_id, attempt FROM runs WHERE status = 'running' AND lease_until < ?").all(cutoff) as Array<{
+      run_id: string;
+      thread_id: string;
+      attempt: number;
+    }>;
     let requeued = 0;
     let failed = 0;
     for (const run of expired) {
@@ -294,9 +299,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     async list(threadId, filter, page, auth) {
       const visible = andThreadVisible(auth);
       const rows = db
-        .prepare(
-          `SELECT ${COLUMNS} FROM runs WHERE thread_id = ? ${filter.status ? "AND status = ?" : ""}${visible.sql} ORDER BY seq DESC LIMIT ? OFFSET ?`,
-        )
+        .prepare(`SELECT ${COLUMNS} FROM runs WHERE thread_id = ? ${filter.status ? "AND status = ?" : ""}${visible.sql} ORDER BY seq DESC LIMIT ? OFFSET ?`)
         .all(threadId, ...(filter.status ? [filter.status] : []), ...visible.params, page.limit, page.offset) as RunRow[];
       return rows.map(rowToRun);
     },
@@ -314,9 +317,11 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       const out = new Map<string, CancelAction>();
       if (runIds.length === 0) return out;
       const ids = JSON.stringify(runIds);
-      sql(
-        "UPDATE runs SET lease_until = ? WHERE lease_owner = ? AND status = 'running' AND run_id IN (SELECT value FROM json_each(?))",
-      ).run(new Date(now.getTime() + leaseMs).toISOString(), workerId, ids);
+      sql("UPDATE runs SET lease_until = ? WHERE lease_owner = ? AND status = 'running' AND run_id IN (SELECT value FROM json_each(?))").run(
+        new Date(now.getTime() + leaseMs).toISOString(),
+        workerId,
+        ids,
+      );
       // Only runs this worker still holds: one that lost its lease may be flagged for its new owner.
       const flagged = db
         .prepare(
@@ -352,4 +357,3 @@ export function sqliteRuns(db: Database.Database): RunRepo {
 function toText(value: Json | null): string | null {
   return value === null ? null : JSON.stringify(value);
 }
-

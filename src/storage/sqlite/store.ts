@@ -216,9 +216,7 @@ export function sqliteStore(db: Database.Database): StoreRepo {
         ...(hasAuthFilter(listing.auth) ? [authFilterSql("store_items.value", listing.auth)] : []),
       ]);
       const truncated = listing.maxDepth !== undefined;
-      const ns = truncated
-        ? "(SELECT group_concat(l.value, '.' ORDER BY l.key) FROM json_each(store_items.labels) AS l WHERE l.key < ?)"
-        : "namespace";
+      const ns = truncated ? "(SELECT group_concat(l.value, '.' ORDER BY l.key) FROM json_each(store_items.labels) AS l WHERE l.key < ?)" : "namespace";
       const rows = sql(`SELECT DISTINCT ${ns} AS ns FROM store_items WHERE ${conditions.sql} ORDER BY ns LIMIT ? OFFSET ?`).all(
         ...(truncated ? [listing.maxDepth] : []),
         ...conditions.params,

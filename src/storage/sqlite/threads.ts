@@ -128,12 +128,15 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
     if (!current) return null;
     const now = new Date();
     const metadata = patch.metadata ? JSON.stringify({ ...parseJson(current.metadata), ...patch.metadata }) : current.metadata;
-    const [strategy, minutes, expires] = patch.ttl
-      ? ttlColumns(patch.ttl, now)
-      : [current.ttl_strategy, current.ttl_minutes, current.expires_at];
-    sql(
-      `UPDATE threads SET metadata = ?, updated_at = ?, ttl_strategy = ?, ttl_minutes = ?, expires_at = ? WHERE thread_id = ?`,
-    ).run(metadata, now.toISOString(), strategy, minutes, expires, threadId);
+    const [strategy, minutes, expires] = patch.ttl ? ttlColumns(patch.ttl, now) : [current.ttl_strategy, current.ttl_minutes, current.expires_at];
+    sql(`UPDATE threads SET metadata = ?, updated_at = ?, ttl_strategy = ?, ttl_minutes = ?, expires_at = ? WHERE thread_id = ?`).run(
+      metadata,
+      now.toISOString(),
+      strategy,
+      minutes,
+      expires,
+      threadId,
+    );
     return rowToThread(getRow.get(threadId) as ThreadRow);
   });
 
@@ -158,9 +161,14 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
       if (!current) return null;
       if (current.status === "busy") return "busy";
       const now = new Date().toISOString();
-      sql(
-        `UPDATE threads SET "values" = ?, interrupts = ?, status = ?, error = NULL, updated_at = ?, state_updated_at = ? WHERE thread_id = ?`,
-      ).run(state.values === null ? null : JSON.stringify(state.values), JSON.stringify(state.interrupts), state.status, now, now, threadId);
+      sql(`UPDATE threads SET "values" = ?, interrupts = ?, status = ?, error = NULL, updated_at = ?, state_updated_at = ? WHERE thread_id = ?`).run(
+        state.values === null ? null : JSON.stringify(state.values),
+        JSON.stringify(state.interrupts),
+        state.status,
+        now,
+        now,
+        threadId,
+      );
       return rowToThread(getRow.get(threadId) as ThreadRow);
     },
   );
@@ -169,17 +177,7 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
     async create(input: NewThread) {
       const now = new Date();
       const stamp = now.toISOString();
-      const result = insert.run(
-        input.thread_id,
-        stamp,
-        stamp,
-        stamp,
-        JSON.stringify(input.metadata),
-        "{}",
-        null,
-        "{}",
-        ...ttlColumns(input.ttl, now),
-      );
+      const result = insert.run(input.thread_id, stamp, stamp, stamp, JSON.stringify(input.metadata), "{}", null, "{}", ...ttlColumns(input.ttl, now));
       if (result.changes === 0) return null;
       return rowToThread(getRow.get(input.thread_id) as ThreadRow, input.ttl !== undefined);
     },
@@ -237,4 +235,3 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
     },
   };
 }
-

@@ -68,9 +68,9 @@ export function sqliteWebhooks(db: Database.Database): WebhookOutbox {
       return changed.changes === 1;
     },
     async releaseExpired(expiredBefore) {
-      const changed = sql(
-        "UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL WHERE status = 'pending' AND lease_until < ?",
-      ).run(expiredBefore.toISOString());
+      const changed = sql("UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL WHERE status = 'pending' AND lease_until < ?").run(
+        expiredBefore.toISOString(),
+      );
       return changed.changes;
     },
     async get(deliveryId) {

@@ -19,11 +19,7 @@ export function assistantCases({ storage, test }: CaseContext): void {
 
   /** Ids of the assistants carrying `marker` that also match `filter`, in search order. */
   async function idsMatching(marker: string, filter: { metadata?: JsonObject; graph_id?: string; name?: string } = {}): Promise<string[]> {
-    const found = await repo().search(
-      { ...filter, metadata: { marker, ...filter.metadata } },
-      { by: "assistant_id", order: "asc" },
-      ALL,
-    );
+    const found = await repo().search({ ...filter, metadata: { marker, ...filter.metadata } }, { by: "assistant_id", order: "asc" }, ALL);
     return found.items.map((a) => a.assistant_id);
   }
 
@@ -273,7 +269,10 @@ export function assistantCases({ storage, test }: CaseContext): void {
       const ids = expected.map((x) => x.assistant_id);
       for (const order of ["asc", "desc"] as const) {
         const found = await repo().search({ metadata: { marker } }, { by, order }, ALL);
-        expect(found.items.map((x) => x.assistant_id), `${by} ${order}`).toEqual(order === "asc" ? ids : [...ids].reverse());
+        expect(
+          found.items.map((x) => x.assistant_id),
+          `${by} ${order}`,
+        ).toEqual(order === "asc" ? ids : [...ids].reverse());
       }
     }
   });

@@ -191,7 +191,9 @@ export function authFilterCases({ storage, test }: CaseContext): void {
     expect(await s().store.put(item("theirs", { owner: "ann", v: 2 }), now, mine)).toBe("hidden");
     expect(await s().store.delete([marker, "docs"], "theirs", mine)).toBe("hidden");
     expect(await s().store.delete([marker, "docs"], "absent", mine)).toBe("deleted");
-    expect((await s().store.get([marker, "docs"], "theirs", { refreshTtl: false }, now)) as { value: JsonObject }).toMatchObject({ value: { owner: "bob", v: 1 } });
+    expect((await s().store.get([marker, "docs"], "theirs", { refreshTtl: false }, now)) as { value: JsonObject }).toMatchObject({
+      value: { owner: "bob", v: 1 },
+    });
 
     const search = await s().store.search(
       { namespacePrefix: [marker], filter: { contains: {}, comparisons: [] }, limit: 10, offset: 0, refreshTtl: false, auth: mine },

@@ -45,13 +45,16 @@ export function isBetween(iso: string, from: number, to: number): boolean {
 export function newKwargs(body: Omit<RunCreate, "assistant_id"> = {}): RunKwargs {
   const now = new Date().toISOString();
   const assistant = { ...newAssistant(), version: 1, created_at: now, updated_at: now };
-  return buildRunKwargs({ assistant_id: assistant.assistant_id, ...body }, {
-    assistant,
-    config: {},
-    extraConfigurable: {},
-    metadata: {},
-    runId: newId(),
-    threadId: newId(),
-    temporary: false,
-  });
+  return buildRunKwargs(
+    { assistant_id: assistant.assistant_id, ...body },
+    {
+      assistant,
+      config: {},
+      extraConfigurable: {},
+      metadata: {},
+      runId: newId(),
+      threadId: newId(),
+      temporary: false,
+    },
+  );
 }

@@ -53,7 +53,11 @@ export function checkpointCases({ storage, test }: CaseContext): void {
     const threadId = newId();
     const runIds = [newId(), newId()] as const;
     await graph.invoke({ steps: ["input 1"] }, asRun(threadId, runIds[0]));
-    const afterFirst = { checkpointId: await store().latestCheckpointId(threadId), values: (await graph.getState(on(threadId))).values, history: await history(graph, threadId) };
+    const afterFirst = {
+      checkpointId: await store().latestCheckpointId(threadId),
+      values: (await graph.getState(on(threadId))).values,
+      history: await history(graph, threadId),
+    };
     await graph.invoke({ steps: ["input 2"] }, asRun(threadId, runIds[1]));
     return { graph, threadId, runIds, afterFirst };
   }

@@ -199,7 +199,9 @@ export function cronCases<S extends MigratedStorage>({ storage, test }: CaseCont
     await repo().create(newCron(assistantId, { next_run_date: at(MINUTE), enabled: false }));
     await repo().create(newCron(assistantId, { next_run_date: null }));
 
-    const mine = new Set((await repo().search({ assistant_id: assistantId }, { by: "cron_id", order: "asc" }, { limit: 100, offset: 0 })).items.map((c) => c.cron_id));
+    const mine = new Set(
+      (await repo().search({ assistant_id: assistantId }, { by: "cron_id", order: "asc" }, { limit: 100, offset: 0 })).items.map((c) => c.cron_id),
+    );
     const due = (await repo().due(at(3 * MINUTE), 1000)).filter((c) => mine.has(c.cron_id));
     expect(due.map((c) => c.cron_id)).toEqual([first.cron_id, second.cron_id, exactlyNow.cron_id]);
     expect(due[0]).toMatchObject({ revision: 1, next_run_date: at(MINUTE).toISOString(), payload: first.payload });
@@ -229,7 +231,9 @@ export function cronCases<S extends MigratedStorage>({ storage, test }: CaseCont
       const [seenHere, seenThere] = await Promise.all([repo().due(at(MINUTE), 1000), other.crons.due(at(MINUTE), 1000)]);
       const claims = await Promise.all([
         ...seenHere.filter((c) => mine.has(c.cron_id)).map(async (c) => ({ id: c.cron_id, won: await repo().advance(c.cron_id, c.revision, at(2 * MINUTE)) })),
-        ...seenThere.filter((c) => mine.has(c.cron_id)).map(async (c) => ({ id: c.cron_id, won: await other.crons.advance(c.cron_id, c.revision, at(2 * MINUTE)) })),
+        ...seenThere
+          .filter((c) => mine.has(c.cron_id))
+          .map(async (c) => ({ id: c.cron_id, won: await other.crons.advance(c.cron_id, c.revision, at(2 * MINUTE)) })),
       ]);
       expect(claims).toHaveLength(16);
       const winners = claims.filter((c) => c.won).map((c) => c.id);

@@ -55,8 +55,12 @@ describe("store vectors after an upgrade: sqlite", () => {
     const old = new Database(file);
     migrateSqlite(old, oldMigrations);
     for (const { key, vector } of OLD_ITEMS) {
-      old.prepare("INSERT INTO store_items (namespace, key, labels, value, created_at, updated_at) VALUES ('memories', ?, '[\"memories\"]', '{}', ?, ?)").run(key, NOW.toISOString(), NOW.toISOString());
-      old.prepare("INSERT INTO store_vectors (namespace, key, field, vector, norm) VALUES ('memories', ?, '$', ?, ?)").run(key, JSON.stringify(vector), Math.hypot(...vector));
+      old
+        .prepare("INSERT INTO store_items (namespace, key, labels, value, created_at, updated_at) VALUES ('memories', ?, '[\"memories\"]', '{}', ?, ?)")
+        .run(key, NOW.toISOString(), NOW.toISOString());
+      old
+        .prepare("INSERT INTO store_vectors (namespace, key, field, vector, norm) VALUES ('memories', ?, '$', ?, ?)")
+        .run(key, JSON.stringify(vector), Math.hypot(...vector));
     }
     old.close();
 
@@ -76,7 +80,11 @@ await describeWithPostgres("store vectors after an upgrade: postgres", () => {
     await migratePostgres(pool, { schema, dir: oldMigrations });
     for (const { key, vector } of OLD_ITEMS) {
       await pool.query("INSERT INTO store_items (namespace, key, value, created_at, updated_at) VALUES ('memories', $1, '{}', $2, $2)", [key, NOW]);
-      await pool.query("INSERT INTO store_vectors (namespace, key, field, vector, norm) VALUES ('memories', $1, '$', $2::float8[], $3)", [key, vector, Math.hypot(...vector)]);
+      await pool.query("INSERT INTO store_vectors (namespace, key, field, vector, norm) VALUES ('memories', $1, '$', $2::float8[], $3)", [
+        key,
+        vector,
+        Math.hypot(...vector),
+      ]);
     }
     await pool.end();
 

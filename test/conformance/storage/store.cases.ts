@@ -258,7 +258,17 @@ export function storeCases<S extends MigratedStorage>({ storage, test }: CaseCon
     await repo().put(item(ns, "east", {}, { vectors: [{ field: "$", vector: [1, 0, 0] }] }), at(0));
     await repo().put(item(ns, "north-east", {}, { vectors: [{ field: "$", vector: [1, 1, 0] }] }), at(0));
     await repo().put(
-      item(ns, "two-fields", {}, { vectors: [{ field: "a", vector: [0, 0, 1] }, { field: "b", vector: [0, 2, 0] }] }),
+      item(
+        ns,
+        "two-fields",
+        {},
+        {
+          vectors: [
+            { field: "a", vector: [0, 0, 1] },
+            { field: "b", vector: [0, 2, 0] },
+          ],
+        },
+      ),
       at(0),
     );
     await repo().put(item(ns, "plain"), at(SECOND));
@@ -291,7 +301,11 @@ export function storeCases<S extends MigratedStorage>({ storage, test }: CaseCon
         { prefix: [m], filter: { group: 1 } },
       ]) {
         const expected = bruteForceRanking(data, queryVector, prefix, filter.group);
-        for (const [offset, limit] of [[0, 10], [10, 10], [expected.length - 15, 20]] as const) {
+        for (const [offset, limit] of [
+          [0, 10],
+          [10, 10],
+          [expected.length - 15, 20],
+        ] as const) {
           const page = await search(prefix, { queryVector, filter, offset, limit });
           const want = expected.slice(offset, offset + limit);
           expect(page.map((i) => i.key)).toEqual(want.map((w) => w.key));
@@ -311,8 +325,15 @@ export function storeCases<S extends MigratedStorage>({ storage, test }: CaseCon
     await repo().put(item([m, "a", "x"], "1"), at(0));
     await repo().put(item([m, "a"], "1"), at(0));
     await repo().put(item([`${m}x`], "1"), at(0));
-    expect(await list({ prefix: [m] })).toEqual([[m, "a"], [m, "a", "x"], [m, "b"]]);
-    expect(await list({ prefix: [m, "a"] })).toEqual([[m, "a"], [m, "a", "x"]]);
+    expect(await list({ prefix: [m] })).toEqual([
+      [m, "a"],
+      [m, "a", "x"],
+      [m, "b"],
+    ]);
+    expect(await list({ prefix: [m, "a"] })).toEqual([
+      [m, "a"],
+      [m, "a", "x"],
+    ]);
   });
 
   test("lists store namespaces by suffix", async () => {
@@ -321,7 +342,10 @@ export function storeCases<S extends MigratedStorage>({ storage, test }: CaseCon
     await repo().put(item([m, "u2", "memories"], "1"), at(0));
     await repo().put(item([m, "u2", "settings"], "1"), at(0));
     await repo().put(item([m, "old-memories"], "1"), at(0));
-    expect(await list({ prefix: [m], suffix: ["memories"] })).toEqual([[m, "u1", "memories"], [m, "u2", "memories"]]);
+    expect(await list({ prefix: [m], suffix: ["memories"] })).toEqual([
+      [m, "u1", "memories"],
+      [m, "u2", "memories"],
+    ]);
     expect(await list({ prefix: [m], suffix: ["u2", "settings"] })).toEqual([[m, "u2", "settings"]]);
     expect(await list({ prefix: [m], suffix: [m, "u2", "settings"] })).toEqual([[m, "u2", "settings"]]);
     expect(await list({ prefix: [m], suffix: ["x", m, "u2", "settings"] })).toEqual([]);
@@ -344,16 +368,28 @@ export function storeCases<S extends MigratedStorage>({ storage, test }: CaseCon
     await repo().put(item([m, "u2", "memories"], "k"), at(0));
     await repo().put(item([m, "u3", "notes"], "k"), at(0));
     await repo().put(item([m, "memories"], "k"), at(0));
-    expect(await list({ prefix: [m, "*", "memories"] })).toEqual([[m, "u1", "memories", "2024"], [m, "u2", "memories"]]);
+    expect(await list({ prefix: [m, "*", "memories"] })).toEqual([
+      [m, "u1", "memories", "2024"],
+      [m, "u2", "memories"],
+    ]);
     expect(await list({ prefix: ["*", "u3"], suffix: [m, "*", "notes"] })).toEqual([[m, "u3", "notes"]]);
-    expect(await list({ prefix: [m], suffix: ["*", "memories"] })).toEqual([[m, "memories"], [m, "u2", "memories"]]);
+    expect(await list({ prefix: [m], suffix: ["*", "memories"] })).toEqual([
+      [m, "memories"],
+      [m, "u2", "memories"],
+    ]);
   });
 
   test("pages store namespace listings with limit and offset", async () => {
     const m = newMarker();
     for (const label of ["a", "b", "c", "d"]) await repo().put(item([m, label], "k"), at(0));
-    expect(await list({ prefix: [m], limit: 2 })).toEqual([[m, "a"], [m, "b"]]);
-    expect(await list({ prefix: [m], limit: 2, offset: 2 })).toEqual([[m, "c"], [m, "d"]]);
+    expect(await list({ prefix: [m], limit: 2 })).toEqual([
+      [m, "a"],
+      [m, "b"],
+    ]);
+    expect(await list({ prefix: [m], limit: 2, offset: 2 })).toEqual([
+      [m, "c"],
+      [m, "d"],
+    ]);
     expect(await list({ prefix: [m], limit: 2, offset: 4 })).toEqual([]);
   });
 }
@@ -362,7 +398,7 @@ const DIMS = 16;
 
 /** Numbers in [-1, 1) from a seed: the same vectors on every run and backend. */
 function seededVector(seed: number, dims: number): number[] {
-  let state = seed * 2654435761 >>> 0;
+  let state = (seed * 2654435761) >>> 0;
   return Array.from({ length: dims }, () => {
     state = (Math.imul(state ^ (state >>> 15), 2246822507) + 0x6d2b79f5) >>> 0;
     return state / 2 ** 31 - 1;
@@ -391,7 +427,10 @@ function fixedVectorDataSet(marker: string): FixedEntry[] {
         : n % 11 === 0
           ? [{ field: "$", vector: seededVector(n, DIMS + 1) }]
           : n % 5 === 0
-            ? [{ field: "a", vector: seededVector(n, DIMS) }, { field: "b", vector: seededVector(n + 500, DIMS) }]
+            ? [
+                { field: "a", vector: seededVector(n, DIMS) },
+                { field: "b", vector: seededVector(n + 500, DIMS) },
+              ]
             : [{ field: "$", vector: seededVector(n, DIMS) }];
     return { namespace, key: `item-${String(n).padStart(3, "0")}`, value: { group: n % 2 }, vectors, updatedAt: (n % 13) * SECOND };
   });

@@ -205,7 +205,10 @@ export function threadCases({ storage, test }: CaseContext): void {
       const ids = expected.map((t) => t.thread_id);
       for (const order of ["asc", "desc"] as const) {
         const found = await repo().search({ metadata: { marker } }, { by, order }, ALL);
-        expect(found.items.map((t) => t.thread_id), `${by} ${order}`).toEqual(order === "asc" ? ids : [...ids].reverse());
+        expect(
+          found.items.map((t) => t.thread_id),
+          `${by} ${order}`,
+        ).toEqual(order === "asc" ? ids : [...ids].reverse());
       }
     }
   });
@@ -245,7 +248,13 @@ export function threadCases({ storage, test }: CaseContext): void {
     const copy = await repo().copy(source.thread_id, copyId);
 
     const { ttl, ...sourceRow } = source;
-    expect(copy).toEqual({ ...sourceRow, thread_id: copyId, created_at: expect.stringMatching(ISO_MS), updated_at: copy?.created_at, state_updated_at: copy?.created_at });
+    expect(copy).toEqual({
+      ...sourceRow,
+      thread_id: copyId,
+      created_at: expect.stringMatching(ISO_MS),
+      updated_at: copy?.created_at,
+      state_updated_at: copy?.created_at,
+    });
     expect(Date.parse(copy!.created_at)).toBeGreaterThan(Date.parse(source.created_at));
     expect((await repo().get(copyId, { includeTtl: true }))?.ttl).toEqual(ttl);
     expect(await repo().get(source.thread_id, { includeTtl: true })).toEqual(source);

@@ -49,7 +49,14 @@ export function webhookCases<S extends MigratedStorage>({ test }: CaseContext, h
     const delivery = newDelivery(runId);
     expect(await s.runs.finish(runId, "worker-1", { status: "success", thread_status: "idle", webhook: delivery })).toBe(true);
     const [stored] = await s.webhooks.listForRun(runId);
-    expect(stored).toEqual({ ...delivery, status: "pending", attempts: 0, last_error: null, created_at: expect.stringMatching(ISO_MS), updated_at: expect.stringMatching(ISO_MS) });
+    expect(stored).toEqual({
+      ...delivery,
+      status: "pending",
+      attempts: 0,
+      last_error: null,
+      created_at: expect.stringMatching(ISO_MS),
+      updated_at: expect.stringMatching(ISO_MS),
+    });
   });
 
   fresh("keeps the webhook of a run whose temporary thread is deleted", async (s) => {

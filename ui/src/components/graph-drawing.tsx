@@ -32,7 +32,8 @@ function edgePath({ from, to }: PlacedEdge): string {
   const toX = to.x + to.width / 2;
   const fromBottom = from.y + NODE_HEIGHT;
   // An edge skipping rows bows out to the right so it does not run through the nodes between.
-  if (to.y > fromBottom + ROW_GAP) return `M ${fromX} ${fromBottom} C ${fromX + 90} ${fromBottom + ROW_GAP}, ${toX + 90} ${to.y - ROW_GAP}, ${toX + 12} ${to.y}`;
+  if (to.y > fromBottom + ROW_GAP)
+    return `M ${fromX} ${fromBottom} C ${fromX + 90} ${fromBottom + ROW_GAP}, ${toX + 90} ${to.y - ROW_GAP}, ${toX + 12} ${to.y}`;
   if (to.y > from.y) return `M ${fromX} ${fromBottom} L ${toX} ${to.y}`;
   // Back edge or same row: leave from the right side, loop out and come back in on the right.
   const right = Math.max(from.x + from.width, to.x + to.width) + 20;

@@ -86,7 +86,10 @@ export async function logsAfter(deploymentId: string, revisionId: string, type: 
   let offset = after;
   for (;;) {
     const query = new URLSearchParams({ type, limit: "1000", ...(offset ? { offset } : {}) });
-    const page = await call<{ logs: LogLine[]; next_offset: string | null }>("GET", `${deploymentPath(deploymentId)}/revisions/${encodeURIComponent(revisionId)}/logs?${query}`);
+    const page = await call<{ logs: LogLine[]; next_offset: string | null }>(
+      "GET",
+      `${deploymentPath(deploymentId)}/revisions/${encodeURIComponent(revisionId)}/logs?${query}`,
+    );
     lines.push(...page.logs);
     if (!page.next_offset) return lines;
     offset = page.next_offset;

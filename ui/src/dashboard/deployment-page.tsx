@@ -76,7 +76,11 @@ export function DeploymentPage({ deploymentId, revisionId }: { deploymentId: str
           <dd class="mono">{d.secrets.length ? d.secrets.map((s) => s.name).join(", ") : <span class="muted">none</span>}</dd>
         </dl>
         <p class="muted small">
-          Its API is the URL above, with this API key: <code>new Client({"{"} apiUrl, apiKey {"}"})</code>.
+          Its API is the URL above, with this API key:{" "}
+          <code>
+            new Client({"{"} apiUrl, apiKey {"}"})
+          </code>
+          .
         </p>
       </section>
 

@@ -55,7 +55,11 @@ export function EditForm({ deployment, onSaved }: { deployment: Deployment; onSa
           <button type="submit" disabled={busy}>
             {busy ? "Saving…" : "Save and deploy"}
           </button>
-          {saved && <span class="muted" role="status">Saved: a new revision is on its way.</span>}
+          {saved && (
+            <span class="muted" role="status">
+              Saved: a new revision is on its way.
+            </span>
+          )}
         </div>
       </form>
     </section>

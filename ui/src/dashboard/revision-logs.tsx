@@ -63,7 +63,11 @@ export function RevisionLogs({ deploymentId, revision }: { deploymentId: string;
       <ErrorBox error={error} />
       {!settled && <p class="muted small">Following…</p>}
       <pre class="log" aria-label={`${type} log`}>
-        {lines.length === 0 ? <span class="muted">No lines yet.</span> : lines.map((l) => <div key={l.id} class={`log-${l.level}`}>{`${new Date(l.timestamp).toLocaleTimeString()} ${l.level.padEnd(7)} ${l.message}`}</div>)}
+        {lines.length === 0 ? (
+          <span class="muted">No lines yet.</span>
+        ) : (
+          lines.map((l) => <div key={l.id} class={`log-${l.level}`}>{`${new Date(l.timestamp).toLocaleTimeString()} ${l.level.padEnd(7)} ${l.message}`}</div>)
+        )}
       </pre>
     </section>
   );

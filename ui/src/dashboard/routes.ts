@@ -3,10 +3,7 @@
 // each of these paths with the dashboard (src/control-plane/api/dashboard.ts).
 import { pathSegments } from "../router.js";
 
-export type DashboardRoute =
-  | { page: "deployments" }
-  | { page: "new" }
-  | { page: "deployment"; deploymentId: string; revisionId?: string };
+export type DashboardRoute = { page: "deployments" } | { page: "new" } | { page: "deployment"; deploymentId: string; revisionId?: string };
 
 export function parseDashboardRoute(location: Location): DashboardRoute {
   const [first, second] = pathSegments(location);
@@ -16,4 +13,5 @@ export function parseDashboardRoute(location: Location): DashboardRoute {
   return { page: "deployments" };
 }
 
-export const deploymentPage = (id: string, revisionId?: string) => `view/${encodeURIComponent(id)}${revisionId ? `?revision=${encodeURIComponent(revisionId)}` : ""}`;
+export const deploymentPage = (id: string, revisionId?: string) =>
+  `view/${encodeURIComponent(id)}${revisionId ? `?revision=${encodeURIComponent(revisionId)}` : ""}`;

@@ -16,13 +16,7 @@ interface StreamedEvent {
   data: unknown;
 }
 
-export function RunPanel(props: {
-  client: Client;
-  threadId: string;
-  assistantId: string | undefined;
-  interrupts: Interrupt[];
-  onFinished: () => void;
-}) {
+export function RunPanel(props: { client: Client; threadId: string; assistantId: string | undefined; interrupts: Interrupt[]; onFinished: () => void }) {
   const { client, threadId, interrupts } = props;
   const assistants = useLoad(() => client.assistants.search({ limit: 100, sortBy: "created_at", sortOrder: "asc" }), [client]);
   const [chosen, setChosen] = useState<string>();
@@ -118,7 +112,14 @@ export function RunPanel(props: {
           ))}
           <label>
             Resume value (JSON)
-            <textarea name="resume" class="mono" rows={2} placeholder='"yes" or {"approved": true}; empty resumes with null' value={resumeText} onInput={(e) => setResumeText(e.currentTarget.value)} />
+            <textarea
+              name="resume"
+              class="mono"
+              rows={2}
+              placeholder='"yes" or {"approved": true}; empty resumes with null'
+              value={resumeText}
+              onInput={(e) => setResumeText(e.currentTarget.value)}
+            />
           </label>
           <button type="submit" disabled={running !== undefined}>
             Resume

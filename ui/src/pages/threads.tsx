@@ -68,18 +68,14 @@ export function ThreadsPage({ client }: { client: Client }) {
     <section class="panel">
       <div class="title-row">
         <h2>Threads</h2>
-        <button type="button" onClick={newThread}>New thread</button>
+        <button type="button" onClick={newThread}>
+          New thread
+        </button>
       </div>
       <form class="filters" onSubmit={search}>
         <label>
           Metadata (JSON)
-          <input
-            name="metadata"
-            class="mono"
-            placeholder='{"user": "ada"}'
-            value={metadataText}
-            onInput={(e) => setMetadataText(e.currentTarget.value)}
-          />
+          <input name="metadata" class="mono" placeholder='{"user": "ada"}' value={metadataText} onInput={(e) => setMetadataText(e.currentTarget.value)} />
         </label>
         <label>
           Status

@@ -76,11 +76,21 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
 
   async function addRevision(client: pg.PoolClient, revision: NewRevision, at: Date): Promise<void> {
     await client.query("SELECT id FROM deployments WHERE id = $1 FOR UPDATE", [revision.deployment_id]);
-    const { rows } = await client.query<{ seq: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM revisions WHERE deployment_id = $1", [revision.deployment_id]);
-    await client.query(
-      `INSERT INTO revisions (${REVISION_COLUMNS}) VALUES ($1, $2, $3, 'QUEUED', $4, $5, $6, NULL, $7, $8, $9, $10, $10)`,
-      [revision.id, revision.deployment_id, rows[0]!.seq, revision.source, revision.repo_ref, revision.langgraph_config_path, revision.pinned_commit_sha, revision.secrets_sealed, JSON.stringify(revision.secret_names), at],
-    );
+    const { rows } = await client.query<{ seq: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM revisions WHERE deployment_id = $1", [
+      revision.deployment_id,
+    ]);
+    await client.query(`INSERT INTO revisions (${REVISION_COLUMNS}) VALUES ($1, $2, $3, 'QUEUED', $4, $5, $6, NULL, $7, $8, $9, $10, $10)`, [
+      revision.id,
+      revision.deployment_id,
+      rows[0]!.seq,
+      revision.source,
+      revision.repo_ref,
+      revision.langgraph_config_path,
+      revision.pinned_commit_sha,
+      revision.secrets_sealed,
+      JSON.stringify(revision.secret_names),
+      at,
+    ]);
     await client.query("UPDATE deployments SET latest_revision_id = $1, updated_at = $2 WHERE id = $3", [revision.id, at, revision.deployment_id]);
   }
 
@@ -98,7 +108,23 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
         try {
           await client.query(
             `INSERT INTO deployments (${DEPLOYMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, NULL, NULL, $15, $15)`,
-            [d.id, d.tenant_id, d.name, d.source, d.deployment_type, d.repo_url, d.integration_id, d.build_on_push, d.install_command, d.build_command, d.resource_spec === null ? null : JSON.stringify(d.resource_spec), d.custom_url, d.custom_host, d.status, at],
+            [
+              d.id,
+              d.tenant_id,
+              d.name,
+              d.source,
+              d.deployment_type,
+              d.repo_url,
+              d.integration_id,
+              d.build_on_push,
+              d.install_command,
+              d.build_command,
+              d.resource_spec === null ? null : JSON.stringify(d.resource_spec),
+              d.custom_url,
+              d.custom_host,
+              d.status,
+              at,
+            ],
           );
         } catch (err) {
           throw uniqueConflict(err, d) ?? err;
@@ -132,7 +158,10 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
     },
     async findByCustomHost(hosts) {
       if (hosts.length === 0) return undefined;
-      const { rows } = await pool.query(`SELECT ${DEPLOYMENT_COLUMNS} FROM deployments WHERE custom_host = ANY($1::text[]) AND status <> 'AWAITING_DELETE' LIMIT 1`, [hosts]);
+      const { rows } = await pool.query(
+        `SELECT ${DEPLOYMENT_COLUMNS} FROM deployments WHERE custom_host = ANY($1::text[]) AND status <> 'AWAITING_DELETE' LIMIT 1`,
+        [hosts],
+      );
       return rows[0] ? rowToDeployment(rows[0]) : undefined;
     },
     async allDeployments() {
@@ -178,7 +207,11 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
       return rows.map(rowToRevision);
     },
     async setRevisionStatus(revisionId, status, from) {
-      const result = await pool.query("UPDATE revisions SET status = $1, updated_at = now() WHERE id = $2 AND status = ANY($3::text[])", [status, revisionId, [...from]]);
+      const result = await pool.query("UPDATE revisions SET status = $1, updated_at = now() WHERE id = $2 AND status = ANY($3::text[])", [
+        status,
+        revisionId,
+        [...from],
+      ]);
       return result.rowCount === 1;
     },
     async setRevisionCommit(revisionId, sha) {

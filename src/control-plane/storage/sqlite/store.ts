@@ -130,10 +130,10 @@ export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & {
     async listDeployments(filter: DeploymentFilter, limit, offset) {
       const where: string[] = [];
       const params: unknown[] = [];
-      if (filter.tenant_id !== undefined) (where.push("tenant_id = ?"), params.push(filter.tenant_id));
-      if (filter.name_contains !== undefined) (where.push("instr(name, ?) > 0"), params.push(filter.name_contains));
-      if (filter.status !== undefined) (where.push("status = ?"), params.push(filter.status));
-      if (filter.deployment_type !== undefined) (where.push("deployment_type = ?"), params.push(filter.deployment_type));
+      if (filter.tenant_id !== undefined) where.push("tenant_id = ?"), params.push(filter.tenant_id);
+      if (filter.name_contains !== undefined) where.push("instr(name, ?) > 0"), params.push(filter.name_contains);
+      if (filter.status !== undefined) where.push("status = ?"), params.push(filter.status);
+      if (filter.deployment_type !== undefined) where.push("deployment_type = ?"), params.push(filter.deployment_type);
       if (filter.ids !== undefined) {
         where.push(`id IN (${filter.ids.map(() => "?").join(", ") || "NULL"})`);
         params.push(...filter.ids);
@@ -144,7 +144,9 @@ export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & {
     async findByCustomHost(hosts) {
       if (hosts.length === 0) return undefined;
       const row = db
-        .prepare(`SELECT ${DEPLOYMENT_COLUMNS} FROM deployments WHERE custom_host IN (${hosts.map(() => "?").join(", ")}) AND status <> 'AWAITING_DELETE' LIMIT 1`)
+        .prepare(
+          `SELECT ${DEPLOYMENT_COLUMNS} FROM deployments WHERE custom_host IN (${hosts.map(() => "?").join(", ")}) AND status <> 'AWAITING_DELETE' LIMIT 1`,
+        )
         .get(...hosts) as Row | undefined;
       return row ? rowToDeployment(row) : undefined;
     },
@@ -185,23 +187,18 @@ export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & {
       promote(deploymentId, revisionId);
     },
     async appendLog(revisionId, type, level, message) {
-      db.prepare("INSERT INTO revision_logs (revision_id, type, level, message, timestamp) SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM revisions WHERE id = ?)").run(
-        revisionId,
-        type,
-        level,
-        message,
-        Date.now(),
-        revisionId,
-      );
+      db.prepare(
+        "INSERT INTO revision_logs (revision_id, type, level, message, timestamp) SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM revisions WHERE id = ?)",
+      ).run(revisionId, type, level, message, Date.now(), revisionId);
     },
     async readLogs(revisionId, query: LogQuery) {
       const where = ["revision_id = ?", "type = ?"];
       const params: unknown[] = [revisionId, query.type];
-      if (query.after !== undefined) (where.push(query.order === "asc" ? "id > ?" : "id < ?"), params.push(query.after));
-      if (query.level !== undefined) (where.push("level = ?"), params.push(query.level));
-      if (query.query !== undefined) (where.push("instr(lower(message), lower(?)) > 0"), params.push(query.query));
-      if (query.start_ms !== undefined) (where.push("timestamp >= ?"), params.push(query.start_ms));
-      if (query.end_ms !== undefined) (where.push("timestamp <= ?"), params.push(query.end_ms));
+      if (query.after !== undefined) where.push(query.order === "asc" ? "id > ?" : "id < ?"), params.push(query.after);
+      if (query.level !== undefined) where.push("level = ?"), params.push(query.level);
+      if (query.query !== undefined) where.push("instr(lower(message), lower(?)) > 0"), params.push(query.query);
+      if (query.start_ms !== undefined) where.push("timestamp >= ?"), params.push(query.start_ms);
+      if (query.end_ms !== undefined) where.push("timestamp <= ?"), params.push(query.end_ms);
       const sql = `SELECT id, revision_id, type, level, message, timestamp FROM revision_logs WHERE ${where.join(" AND ")} ORDER BY id ${query.order === "asc" ? "ASC" : "DESC"} LIMIT ?`;
       return db.prepare(sql).all(...params, query.limit) as LogRecord[];
     },
