@@ -48,6 +48,12 @@ describe("gantry dev --shared-database", { timeout: 90_000 }, () => {
     expect((await a.runs.get(thread.thread_id, run.run_id)).status).toBe("running");
 
     process.kill(pidOf(first), "SIGUSR2");
+    // A run created before the signal is handled could still start there: wait for the drain.
+    const drainedBy = Date.now() + 20_000;
+    while (!first.output().includes("draining: no more runs or crons are taken here")) {
+      if (Date.now() > drainedBy) throw new Error(`the first server did not drain:\n${first.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const secondFile = join(dir, "second.log");
     const other = await a.threads.create();
     const later = await a.runs.create(other.thread_id, "steps", { input: { record_file: secondFile, pause_ms: 10 } });
