@@ -101,14 +101,7 @@ async function enqueueOnNewThread(
      FROM thread, starts
      RETURNING ${COLUMNS}`,
     [
-      input.run_id,
-      input.thread_id,
-      input.assistant_id,
-      now,
-      JSON.stringify(input.metadata),
-      JSON.stringify(input.kwargs),
-      input.multitask_strategy,
-      input.available_at,
+      ...runParams(input, now),
       claimFor !== undefined,
       claimFor?.workerId ?? null,
       claimFor ? new Date(now.getTime() + claimFor.leaseMs) : null,
@@ -120,6 +113,20 @@ async function enqueueOnNewThread(
   const createdRun = rowToRun(row);
   if (row.status !== "running") return { kind: "created", run: createdRun, cancelled: [], stopped: [] };
   return { kind: "created", run: { ...createdRun, status: "pending" }, cancelled: [], stopped: [], claimed: rowToClaimed(row) };
+}
+
+/** $1-$8 of both run inserts: the new run's own columns. */
+function runParams(input: Parameters<RunRepo["enqueue"]>[0], now: Date): unknown[] {
+  return [
+    input.run_id,
+    input.thread_id,
+    input.assistant_id,
+    now,
+    JSON.stringify(input.metadata),
+    JSON.stringify(input.kwargs),
+    input.multitask_strategy,
+    input.available_at,
+  ];
 }
 
 /** jsonb parameter that keeps a JSON null as SQL NULL, as the thread columns expect. */
@@ -278,14 +285,7 @@ export function postgresRuns(pool: Pool): RunRepo {
            VALUES ($1, $2, $3, $4, $4, $9, $5::jsonb, $6::jsonb, $7, $8, $10, $11, $12)
            RETURNING ${COLUMNS}`,
           [
-            input.run_id,
-            input.thread_id,
-            input.assistant_id,
-            now,
-            JSON.stringify(input.metadata),
-            JSON.stringify(input.kwargs),
-            input.multitask_strategy,
-            input.available_at,
+            ...runParams(input, now),
             claimFor ? "running" : "pending",
             claimFor ? 1 : 0,
             claimFor?.workerId ?? null,
