@@ -16,6 +16,7 @@ import { Reconciler } from "../control-plane/reconciler/loop.js";
 import { secretsCipher } from "../control-plane/secrets-cipher.js";
 import { openPostgresControlPlaneStore } from "../control-plane/storage/postgres/store.js";
 import { openSqliteControlPlaneStore } from "../control-plane/storage/sqlite/store.js";
+import { SourceUploads, uploadSigningKey } from "../control-plane/uploads/source-uploads.js";
 import { StartupError } from "../errors.js";
 import { listenHttp } from "./listen-http.js";
 import { createLogger, type Logger } from "../logging.js";
@@ -23,7 +24,8 @@ import { createLogger, type Logger } from "../logging.js";
 export const CONTROL_PLANE_USAGE = `Usage: gantry control-plane [options]
        gantry control-plane keys create [--data-dir <dir>] [--name <label>]
 
-Serves the /v2/deployments API, builds git repositories into Agent Servers and routes
+Serves the /v2/deployments API, builds git repositories (or archives uploaded by the official
+'langgraph deploy --remote') into Agent Servers and routes
 /deployments/{id}/... to the live revision of each. State is a SQLite file in the data dir, or
 PostgreSQL (schema gantry_control_plane) when DATABASE_URL is set.
 
@@ -131,7 +133,8 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   });
   const cipher = secretsCipher(masterKey);
   let wake = () => {};
-  const deployments = deploymentService({ store, cipher, changed: () => wake() });
+  const uploads = new SourceUploads({ dir: join(config.dataDir, "uploads"), signingKey: uploadSigningKey(masterKey) });
+  const deployments = deploymentService({ store, cipher, archives: uploads, changed: () => wake() });
   const deploymentsDir = join(config.dataDir, "deployments");
   const driver = new ProcessDriver({
     deploymentsDir,
@@ -149,7 +152,7 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
     gitEnv: config.childEnv,
   });
   const reconciler = new Reconciler(
-    { store, deployments, cipher, builder, driver, childEnv: config.childEnv, log: logger },
+    { store, deployments, cipher, builder, driver, uploads, childEnv: config.childEnv, log: logger },
     { tickMs: config.reconciler.tickMs, pushPollMs: config.reconciler.pushPollMs, buildsPerDeployment: config.reconciler.buildsPerDeployment },
   );
   wake = () => reconciler.wake();
@@ -161,6 +164,7 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
     driver,
     keys,
     checkPush: (id) => reconciler.checkPushNow(id),
+    uploads,
     log: logger,
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
   });

@@ -6,7 +6,7 @@ import { GantryError, ValidationFailure, notFound } from "../errors.js";
 import { newId } from "../ids.js";
 import { parseCustomUrl, type CustomUrl } from "./custom-url.js";
 import type { Secret, SecretsCipher } from "./secrets-cipher.js";
-import type { ControlPlaneStore, NewRevision } from "./storage/ports.js";
+import type { ControlPlaneStore, LogQuery, NewRevision } from "./storage/ports.js";
 import type { DeploymentRecord, DeploymentStatus, LogLevel, LogRecord, LogType, RevisionRecord, RevisionStatus } from "./storage/records.js";
 
 /** What a GET shows instead of a secret's value. A PATCH that sends it back keeps the stored value. */
@@ -132,7 +132,15 @@ export type Tenant = string | undefined;
 /** Deployments made without X-Tenant-Id belong to this tenant. */
 export const DEFAULT_TENANT = "00000000-0000-0000-0000-000000000000";
 
-export function deploymentService(deps: { store: ControlPlaneStore; cipher: SecretsCipher; changed: () => void }) {
+/** Where uploaded source archives are: a revision may only name one this deployment received. */
+export interface ArchiveLookup {
+  pathOf(deploymentId: string, objectPath: string): string | undefined;
+}
+
+/** What a new revision builds: a ref of the repository, or an uploaded archive. */
+type RevisionSource = { source: "github"; ref: string; pinned: string | null } | { source: "internal_source"; tarball: string; pinned: string | null };
+
+export function deploymentService(deps: { store: ControlPlaneStore; cipher: SecretsCipher; archives: ArchiveLookup; changed: () => void }) {
   const { store, cipher } = deps;
 
   async function visible(id: string, tenant: Tenant): Promise<DeploymentRecord> {
@@ -146,23 +154,99 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
     return { deployment, latest };
   }
 
-  function newRevision(deploymentId: string, ref: string, configPath: string, secrets: Secret[], pinned: string | null): NewRevision {
+  function newRevision(deploymentId: string, from: RevisionSource, configPath: string, secrets: Secret[]): NewRevision {
     const id = newId();
     return {
       id,
       deployment_id: deploymentId,
-      source: "github",
-      repo_ref: ref,
+      source: from.source,
+      repo_ref: from.source === "github" ? from.ref : "",
       langgraph_config_path: configPath,
-      pinned_commit_sha: pinned,
+      pinned_commit_sha: from.pinned,
+      source_tarball_path: from.source === "internal_source" ? from.tarball : null,
       secrets_sealed: cipher.seal(secrets, id),
       secret_names: secrets.map((s) => s.name),
     };
   }
 
+  /** The source a revision of `id` rebuilds from: the same ref or archive, the same commit or archive digest. */
+  function sameSource(revision: RevisionRecord, pinned: string | null): RevisionSource {
+    return revision.source === "internal_source"
+      ? { source: "internal_source", tarball: revision.source_tarball_path ?? "", pinned }
+      : { source: "github", ref: revision.repo_ref, pinned };
+  }
+
+  /**
+   * An internal_source deployment starts without a revision: its archive is uploaded to the URL
+   * upload-url gives for this deployment, and the PATCH naming it makes the first revision.
+   */
+  async function createInternalSource(input: CreateInput, tenant: Tenant, ownHosts: string[]): Promise<DeploymentView> {
+    const sc = input.source_config;
+    const rc = input.source_revision_config;
+    if (sc.repo_url || sc.integration_id) throw sourceError("'repo_url' and 'integration_id' must be null for 'internal_source' source");
+    if (sc.build_on_push) throw sourceError("'build_on_push' is only for 'github' source");
+    if (rc.repo_ref || rc.image_uri) throw sourceError("'repo_ref' and 'image_uri' must be null for 'internal_source' source");
+    if (rc.source_tarball_path)
+      throw sourceError(
+        "'source_tarball_path' cannot be given on create: upload the archive to the URL POST /v2/deployments/{id}/upload-url returns, then PATCH the deployment with it",
+      );
+    if (input.secret_references?.length) throw sourceError("'secret_references' are only for 'external_docker' source deployments");
+    checkSecrets(input.secrets);
+    const custom = customAddress(sc.custom_url, ownHosts);
+    const created = await store.createDeployment(
+      {
+        id: newId(),
+        tenant_id: tenant ?? DEFAULT_TENANT,
+        name: input.name,
+        source: "internal_source",
+        deployment_type: sc.deployment_type ?? "dev",
+        repo_url: "",
+        integration_id: null,
+        build_on_push: false,
+        install_command: sc.install_command ?? null,
+        build_command: sc.build_command ?? null,
+        resource_spec: sc.resource_spec ?? null,
+        custom_url: custom?.url ?? null,
+        custom_host: custom?.host ?? null,
+        status: "AWAITING_DATABASE",
+      },
+      undefined,
+    );
+    return view(created);
+  }
+
+  /** The PATCH fields that say what a new revision builds, checked against the deployment's source. */
+  function revisionSourceOf(deployment: DeploymentRecord, latest: RevisionRecord | undefined, input: PatchInput): RevisionSource | undefined {
+    const sc = input.source_config ?? {};
+    const rc = input.source_revision_config ?? {};
+    const asked = input.revision_source ?? deployment.source;
+    if (asked === "internal_docker") throw noRegistry();
+    if (asked !== deployment.source)
+      throw sourceError(
+        `'revision_source' '${asked}' does not match the deployment's source '${deployment.source}'; Gantry builds each deployment from one kind of source`,
+      );
+    if (rc.image_uri) throw sourceError(`'image_uri' must be null for '${deployment.source}' source`);
+    if (deployment.source === "github") {
+      if (rc.source_tarball_path) throw sourceError("'image_uri' and 'source_tarball_path' must be null for 'github' source");
+      const ref = rc.repo_ref ?? latest?.repo_ref ?? "main";
+      if ((sc.build_on_push ?? deployment.build_on_push) && isTagRef(ref)) throw sourceError("'build_on_push' must be false when 'repo_ref' is a tag");
+      return { source: "github", ref, pinned: null };
+    }
+    if (rc.repo_ref) throw sourceError("'repo_ref' must be null for 'internal_source' source");
+    if (sc.build_on_push) throw sourceError("'build_on_push' is only for 'github' source");
+    if (rc.source_tarball_path && !deps.archives.pathOf(deployment.id, rc.source_tarball_path))
+      throw sourceError(
+        `'source_revision_config.source_tarball_path' must be an object_path that POST /v2/deployments/${deployment.id}/upload-url returned, after the archive was uploaded to its upload_url`,
+      );
+    const tarball = rc.source_tarball_path ?? latest?.source_tarball_path;
+    return tarball ? { source: "internal_source", tarball, pinned: null } : undefined;
+  }
+
   return {
     /** `ownHosts`: the control plane's own addresses, which no deployment may take as its custom_url. */
     async create(input: CreateInput, tenant: Tenant, ownHosts: string[] = []): Promise<DeploymentView> {
+      if (input.source === "internal_docker") throw noRegistry();
+      if (input.source === "internal_source") return createInternalSource(input, tenant, ownHosts);
       if (input.source !== "github") throw unsupportedSource(input.source);
       const sc = input.source_config;
       const rc = input.source_revision_config;
@@ -192,10 +276,24 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
           custom_host: custom?.host ?? null,
           status: "AWAITING_DATABASE",
         },
-        newRevision(id, rc.repo_ref, rc.langgraph_config_path, input.secrets, null),
+        newRevision(id, { source: "github", ref: rc.repo_ref, pinned: null }, rc.langgraph_config_path, input.secrets),
       );
       deps.changed();
       return view(created);
+    },
+
+    /** upload-url, and the upload itself: only an internal_source deployment not being deleted takes an archive. */
+    async acceptsUpload(id: string, tenant: Tenant): Promise<void> {
+      const deployment = await visible(id, tenant);
+      if (deployment.source !== "internal_source")
+        throw sourceError(`upload-url is only available for 'internal_source' source deployments; Deployment ID ${id} is '${deployment.source}'`);
+      if (deployment.status === "AWAITING_DELETE") throw new GantryError("conflict", `Deployment ID ${id} is being deleted.`);
+    },
+
+    /** push-token serves internal_docker, which needs a registry Gantry does not have. */
+    async pushToken(id: string, tenant: Tenant): Promise<never> {
+      await visible(id, tenant);
+      throw noRegistry();
     },
 
     async get(id: string, tenant: Tenant): Promise<DeploymentView> {
@@ -238,17 +336,13 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
       refuseChange("source_config.integration_id", sc.integration_id, deployment.integration_id);
       refuseChange("source_config.deployment_type", sc.deployment_type, deployment.deployment_type);
       if (sc.listener_id) throw sourceError("'source_config.listener_id' cannot be changed (PATCH)");
-      if (input.revision_source && input.revision_source !== "github") throw unsupportedSource(input.revision_source);
-      if (rc.image_uri || rc.source_tarball_path) throw sourceError("'image_uri' and 'source_tarball_path' must be null for 'github' source");
       if (input.secret_references?.length) throw sourceError("'secret_references' are only for 'external_docker' source deployments");
 
       // A change of address only moves the routing: no new revision.
       const custom = sc.custom_url === "" ? null : sc.custom_url != null ? customAddress(sc.custom_url, ownHosts) : undefined;
 
       const latest = deployment.latest_revision_id ? await store.getRevision(id, deployment.latest_revision_id) : undefined;
-      const ref = rc.repo_ref ?? latest?.repo_ref ?? "main";
-      const buildOnPush = sc.build_on_push ?? deployment.build_on_push;
-      if (buildOnPush && isTagRef(ref)) throw sourceError("'build_on_push' must be false when 'repo_ref' is a tag");
+      const from = revisionSourceOf(deployment, latest, input);
 
       const previousSecrets = latest ? cipher.open(latest.secrets_sealed, latest.id) : [];
       let secrets = previousSecrets;
@@ -257,10 +351,13 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
         secrets = input.secrets.map((s) => (s.value === SECRET_MASK ? (previousSecrets.find((p) => p.name === s.name) ?? s) : s));
       }
       // Spec §6.3: a new revision iff a revision field, the secrets or the resource spec is given.
-      const wantsRevision = alwaysRevise || Boolean(rc.repo_ref || rc.langgraph_config_path || input.secrets || sc.resource_spec);
-      const revision = wantsRevision
-        ? newRevision(id, ref, rc.langgraph_config_path ?? latest?.langgraph_config_path ?? "langgraph.json", secrets, null)
-        : undefined;
+      const wantsRevision = alwaysRevise || Boolean(rc.repo_ref || rc.langgraph_config_path || rc.source_tarball_path || input.secrets || sc.resource_spec);
+      if (wantsRevision && !from)
+        throw sourceError(
+          `no source archive yet: upload one to the URL POST /v2/deployments/${id}/upload-url returns and name its object_path in 'source_revision_config.source_tarball_path'`,
+        );
+      const revision =
+        wantsRevision && from ? newRevision(id, from, rc.langgraph_config_path ?? latest?.langgraph_config_path ?? "langgraph.json", secrets) : undefined;
       const updated = await store.updateDeployment(
         id,
         {
@@ -299,7 +396,7 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
       const source = await store.getRevision(id, revisionId);
       if (!source) throw notFound(`Revision ID ${revisionId} of Deployment ID ${id} not found.`);
       const secrets = cipher.open(source.secrets_sealed, source.id);
-      const revision = newRevision(id, source.repo_ref, source.langgraph_config_path, secrets, source.repo_commit_sha ?? source.pinned_commit_sha);
+      const revision = newRevision(id, sameSource(source, source.repo_commit_sha ?? source.pinned_commit_sha), source.langgraph_config_path, secrets);
       const updated = await store.updateDeployment(id, {}, revision);
       deps.changed();
       return view(updated);
@@ -312,7 +409,7 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
       const latest = await store.getRevision(id, deployment.latest_revision_id);
       if (!latest) return;
       const secrets = cipher.open(latest.secrets_sealed, latest.id);
-      await store.updateDeployment(id, {}, newRevision(id, latest.repo_ref, latest.langgraph_config_path, secrets, sha));
+      await store.updateDeployment(id, {}, newRevision(id, sameSource(latest, sha), latest.langgraph_config_path, secrets));
       deps.changed();
     },
 
@@ -328,28 +425,44 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
       return revision;
     },
 
-    async logs(id: string, revisionId: string, tenant: Tenant, input: LogsInput): Promise<{ logs: LogRecord[]; next_offset: string | null }> {
+    async logs(id: string, revisionId: string, tenant: Tenant, input: LogsInput): Promise<LogPage> {
       await this.getRevision(id, revisionId, tenant);
-      let after: number | undefined;
-      if (input.offset !== undefined) {
-        after = Number(input.offset);
-        if (!/^\d+$/.test(input.offset)) throw new GantryError("invalid", `offset '${input.offset}' is not a cursor this server returned in next_offset`);
-      }
-      const logs = await store.readLogs(revisionId, {
-        type: input.type,
-        order: input.order,
-        limit: input.limit,
-        ...(after !== undefined ? { after } : {}),
-        ...(input.level !== undefined ? { level: input.level } : {}),
-        ...(input.query !== undefined ? { query: input.query } : {}),
-        ...(input.start_time !== undefined ? { start_ms: Date.parse(input.start_time) } : {}),
-        ...(input.end_time !== undefined ? { end_ms: Date.parse(input.end_time) } : {}),
-      });
-      // A full page may have more after it; the cursor is the last id returned.
-      return { logs, next_offset: logs.length === input.limit ? String(logs.at(-1)!.id) : null };
+      return logPage(await store.readLogs(revisionId, logQuery(input)), input.limit);
+    },
+
+    /** The deploy (or build) log lines of all a deployment's revisions together: `deploy logs` without a revision. */
+    async deploymentLogs(id: string, tenant: Tenant, input: LogsInput): Promise<LogPage> {
+      await visible(id, tenant);
+      return logPage(await store.readDeploymentLogs(id, logQuery(input)), input.limit);
     },
   };
 }
+
+export interface LogPage {
+  logs: LogRecord[];
+  next_offset: string | null;
+}
+
+function logQuery(input: LogsInput): LogQuery {
+  let after: number | undefined;
+  if (input.offset !== undefined) {
+    after = Number(input.offset);
+    if (!/^\d+$/.test(input.offset)) throw new GantryError("invalid", `offset '${input.offset}' is not a cursor this server returned in next_offset`);
+  }
+  return {
+    type: input.type,
+    order: input.order,
+    limit: input.limit,
+    ...(after !== undefined ? { after } : {}),
+    ...(input.level !== undefined ? { level: input.level } : {}),
+    ...(input.query !== undefined ? { query: input.query } : {}),
+    ...(input.start_time !== undefined ? { start_ms: Date.parse(input.start_time) } : {}),
+    ...(input.end_time !== undefined ? { end_ms: Date.parse(input.end_time) } : {}),
+  };
+}
+
+/** A full page may have more after it; the cursor is the last id returned. */
+const logPage = (logs: LogRecord[], limit: number): LogPage => ({ logs, next_offset: logs.length === limit ? String(logs.at(-1)!.id) : null });
 
 function checkSecrets(secrets: Secret[]): void {
   const seen = new Set<string>();
@@ -387,8 +500,15 @@ function refuseChange(field: string, given: string | null | undefined, current: 
 
 const sourceError = (what: string) => new GantryError("malformed", `Source configuration error: ${what}`);
 
+/** The official CLI shows this detail as it is when its local-build path (internal_docker) asks. */
+export const NO_REGISTRY_DETAIL =
+  "Gantry's control plane has no image registry, so source 'internal_docker' (an image built locally and pushed by the CLI) is not available: " +
+  "deploy with 'langgraph deploy --remote' (source 'internal_source'), which uploads the project and builds it on the control plane.";
+
+const noRegistry = () => new GantryError("malformed", NO_REGISTRY_DETAIL);
+
 const unsupportedSource = (source: string) =>
   new GantryError(
     "malformed",
-    `Source '${source}' is not supported by Gantry's control plane; use 'github' with any URL git can clone (https, ssh, file:// or a local path).`,
+    `Source '${source}' is not supported by Gantry's control plane; use 'github' with any URL git can clone (https, ssh, file:// or a local path), or 'internal_source' (an uploaded archive: 'langgraph deploy --remote').`,
   );

@@ -34,6 +34,7 @@ function revision(deploymentId: string, ref = "main"): NewRevision {
     repo_ref: ref,
     langgraph_config_path: "langgraph.json",
     pinned_commit_sha: null,
+    source_tarball_path: null,
     secrets_sealed: "v1:sealed",
     secret_names: ["A"],
   };
@@ -57,6 +58,37 @@ export function storeCases(open: () => ControlPlaneStore) {
     });
     expect(created.created_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     expect(await store.getRevision(d.id, r.id)).toMatchObject({ seq: 1, status: "QUEUED", secret_names: ["A"], repo_commit_sha: null });
+  });
+
+  it("creates an internal_source deployment without a revision; its revisions keep the archive they build", async () => {
+    const store = open();
+    const d = { ...deployment(unique("upload")), source: "internal_source" as const, repo_url: "" };
+    expect(await store.createDeployment(d, undefined)).toMatchObject({ latest_revision_id: null, source: "internal_source" });
+    expect(await store.listRevisions(d.id, undefined, 10, 0)).toEqual([]);
+    const tarball = `uploads/${d.id}/${randomUUID()}.tar.gz`;
+    const r = { ...revision(d.id, ""), source: "internal_source" as const, source_tarball_path: tarball };
+    expect(await store.updateDeployment(d.id, {}, r)).toMatchObject({ latest_revision_id: r.id });
+    expect(await store.getRevision(d.id, r.id)).toMatchObject({ source: "internal_source", repo_ref: "", source_tarball_path: tarball, seq: 1 });
+  });
+
+  it("reads the deploy logs of all a deployment's revisions as one stream", async () => {
+    const store = open();
+    const d = deployment(unique("logs"));
+    const r1 = revision(d.id);
+    await store.createDeployment(d, r1);
+    const r2 = revision(d.id, "v2");
+    await store.updateDeployment(d.id, {}, r2);
+    await store.appendLog(r1.id, "deploy", "INFO", "first server");
+    await store.appendLog(r2.id, "build", "INFO", "a build line");
+    await store.appendLog(r2.id, "deploy", "ERROR", "second server");
+    const all = await store.readDeploymentLogs(d.id, { type: "deploy", order: "asc", limit: 10 });
+    expect(all.map((l) => [l.revision_id, l.message])).toEqual([
+      [r1.id, "first server"],
+      [r2.id, "second server"],
+    ]);
+    expect((await store.readDeploymentLogs(d.id, { type: "deploy", order: "desc", limit: 1, level: "ERROR" })).map((l) => l.message)).toEqual([
+      "second server",
+    ]);
   });
 
   it("refuses a second live deployment with the same name in a tenant, with a conflict", async () => {

@@ -17,8 +17,11 @@ import type { DeploymentService } from "../deployments.js";
 import type { Driver } from "../drivers/driver.js";
 import { deploymentRouter } from "../router/proxy.js";
 import type { ControlPlaneStore } from "../storage/ports.js";
+import type { SourceUploads } from "../uploads/source-uploads.js";
 import { mountDashboard } from "./dashboard.js";
+import { legacyLogRoutes } from "./legacy-logs.js";
 import { deploymentRoutes } from "./routes.js";
+import { mountSourceUploads } from "./source-upload-route.js";
 import { DeploymentOut, RevisionOut } from "./schemas.js";
 
 /** A deployment's fields, secrets included, come to a few kilobytes. */
@@ -30,6 +33,8 @@ export interface ControlPlaneAppDeps {
   driver: Driver;
   keys: ApiKeyCheck;
   checkPush: (deploymentId: string) => Promise<boolean>;
+  /** Source archives of internal_source deployments (the official CLI's `deploy --remote`). */
+  uploads: SourceUploads;
   /** Where the web pages' build is (ui/dist). */
   uiDir?: string;
   /** The public base URL, when configured; otherwise the request's own origin. */
@@ -64,7 +69,10 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
 
   app.get("/ok", (c) => c.json({ ok: true }));
   const baseUrl = (c: Context) => deps.publicUrl ?? new URL(c.req.url).origin;
-  const routes = deploymentRoutes({ deployments: deps.deployments, baseUrl, checkPush: deps.checkPush });
+  const routes = [
+    ...deploymentRoutes({ deployments: deps.deployments, baseUrl, checkPush: deps.checkPush, uploads: deps.uploads }),
+    ...legacyLogRoutes(deps.deployments),
+  ];
   app.get("/openapi.json", (c) =>
     c.json(
       buildOpenApi(routes, {
@@ -79,9 +87,13 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
 
   // Before the key check: the pages hold no data, and a browser loads them without a key header.
   mountDashboard(app, { dir: deps.uiDir ?? UI_BUILD_DIR });
-  app.use("/v2/*", requireApiKey(deps.keys));
-  // The API's own bodies only: requests routed to a deployment meet that server's own limit.
-  app.use("/v2/*", bodyLimitMiddleware(MAX_BODY_BYTES));
+  // Its signed URL is the credential, and the archive has its own size limit.
+  mountSourceUploads(app, { uploads: deps.uploads, deployments: deps.deployments });
+  for (const prefix of ["/v2/*", "/v1/*"]) {
+    app.use(prefix, requireApiKey(deps.keys));
+    // The API's own bodies only: requests routed to a deployment meet that server's own limit.
+    app.use(prefix, bodyLimitMiddleware(MAX_BODY_BYTES));
+  }
   app.use("/deployments/*", requireApiKey(deps.keys));
   mountRoutes(app, routes, { validation: "list" });
   app.all("/deployments/:deployment_id", router.byPath);

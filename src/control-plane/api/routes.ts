@@ -5,6 +5,7 @@ import { isUuid } from "../../ids.js";
 import { route, type RouteSpec } from "../../server/route.js";
 import { hostCandidates } from "../custom-url.js";
 import type { DeploymentService, Tenant } from "../deployments.js";
+import type { SourceUploads } from "../uploads/source-uploads.js";
 import { DeleteQuery, DeploymentCreateBody, DeploymentListQuery, DeploymentPatchBody, LogsQuery, RevisionListQuery } from "./schemas.js";
 import { deploymentWire, logWire, revisionWire } from "./wire.js";
 
@@ -29,9 +30,10 @@ export interface RouteDeps {
   baseUrl: (c: Context) => string;
   /** Asks the remote for the ref's commit now; true when that made a revision. */
   checkPush: (deploymentId: string) => Promise<boolean>;
+  uploads: Pick<SourceUploads, "issue">;
 }
 
-export function deploymentRoutes({ deployments, baseUrl, checkPush }: RouteDeps): RouteSpec[] {
+export function deploymentRoutes({ deployments, baseUrl, checkPush, uploads }: RouteDeps): RouteSpec[] {
   const one = (c: Context) => pathUuid(c, "deployment_id");
   // The hosts this API is reached at: a deployment taking one of them would hide the API.
   const ownHosts = (c: Context) => [new URL(baseUrl(c)).host, ...hostCandidates(c.req.header("host") ?? "")];
@@ -115,6 +117,27 @@ export function deploymentRoutes({ deployments, baseUrl, checkPush }: RouteDeps)
         await checkPush(id);
         return c.json(deploymentWire(await deployments.get(id, tenant), baseUrl(c)));
       },
+    }),
+    route({
+      method: "post",
+      path: "/v2/deployments/:deployment_id/upload-url",
+      tag: TAG,
+      summary:
+        "A URL on this control plane to PUT the source archive (.tar.gz) of an internal_source deployment to: signed, single-use, valid 15 minutes, up to 200 MiB; its object_path goes in source_revision_config.source_tarball_path",
+      responses: { 200: "upload_url and object_path", 400: "Not an internal_source deployment", 404: "Unknown deployment", 409: "Deployment being deleted" },
+      handler: async (c) => {
+        const id = one(c);
+        await deployments.acceptsUpload(id, tenantOf(c));
+        return c.json(uploads.issue(id, baseUrl(c)));
+      },
+    }),
+    route({
+      method: "post",
+      path: "/v2/deployments/:deployment_id/push-token",
+      tag: TAG,
+      summary: "Registry credentials for internal_docker images: Gantry has no registry, so this always answers 400 naming --remote instead",
+      responses: { 400: "No registry: deploy with --remote (internal_source)", 404: "Unknown deployment" },
+      handler: async (c) => deployments.pushToken(one(c), tenantOf(c)),
     }),
     route({
       method: "get",

@@ -2,13 +2,15 @@
 import { SECRET_MASK, type DeploymentView } from "../deployments.js";
 import type { LogRecord, RevisionRecord } from "../storage/records.js";
 
+/** An internal_source revision's digest of its archive stays inside: repo_commit_sha is a git commit on the wire. */
 export function revisionConfigWire(revision: RevisionRecord | undefined) {
+  const git = revision?.source === "github";
   return {
-    repo_ref: revision?.repo_ref ?? null,
+    repo_ref: git ? revision.repo_ref : null,
     langgraph_config_path: revision?.langgraph_config_path ?? null,
     image_uri: null,
-    source_tarball_path: null,
-    repo_commit_sha: revision?.repo_commit_sha ?? null,
+    source_tarball_path: revision?.source_tarball_path ?? null,
+    repo_commit_sha: git ? revision.repo_commit_sha : null,
   };
 }
 
@@ -32,7 +34,7 @@ export function deploymentWire({ deployment: d, latest }: DeploymentView, baseUr
     source: d.source,
     source_config: {
       integration_id: d.integration_id,
-      repo_url: d.repo_url,
+      repo_url: d.source === "github" ? d.repo_url : null,
       deployment_type: d.deployment_type,
       build_on_push: d.build_on_push,
       custom_url: d.custom_url ?? `${baseUrl}/deployments/${d.id}`,

@@ -1,13 +1,15 @@
-// Turns a revision into a directory an Agent Server can run: resolve the ref, check the commit out,
-// install dependencies, run the build command, import every graph once. Builds are cached per
-// deployment by commit (and install/build commands): a second revision of the same commit reuses
-// the directory. A deployment's cache is bounded (prune) and goes with the deployment.
+// Turns a revision into a directory an Agent Server can run: resolve the ref, check the commit out
+// (or unpack the uploaded archive), install dependencies, run the build command, import every graph
+// once. Builds are cached per deployment by commit, or by the archive's sha256 (and install/build
+// commands): a second revision of the same source reuses the directory. A deployment's cache is
+// bounded (prune) and goes with the deployment.
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { createReadStream, existsSync } from "node:fs";
 import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isUuid } from "../../ids.js";
+import { ArchiveError, unpackArchive } from "../uploads/unpack.js";
 import { checkout, redactUrl, resolveRef, type GitOptions } from "./git.js";
 import { runStep, type LineSink } from "./run-command.js";
 
@@ -19,8 +21,10 @@ export interface BuildRequest {
   deployment_id: string;
   repo_url: string;
   repo_ref: string;
-  /** Build this commit instead of resolving the ref (redeploys, build_on_push). */
+  /** Build this commit instead of resolving the ref (redeploys, build_on_push); for an archive, its known digest. */
   pinned_commit_sha: string | null;
+  /** internal_source: the uploaded archive to unpack instead of cloning; `file` is undefined once it is no longer kept. */
+  archive?: { objectPath: string; file: string | undefined };
   langgraph_config_path: string;
   install_command: string | null;
   build_command: string | null;
@@ -122,14 +126,17 @@ export class Builder {
     // git's progress goes to stderr: it is not a warning.
     const gitOptions = this.gitOptions((_stream, line) => log("INFO", line), signal);
     let sha = request.pinned_commit_sha;
-    if (!sha) {
+    if (!sha && request.archive) {
+      if (!request.archive.file) return { ok: false, reason: `The uploaded archive ${request.archive.objectPath} is no longer kept: deploy again` };
+      sha = await fileDigest(request.archive.file);
+    } else if (!sha) {
       log("INFO", `Resolving ${request.repo_ref} in ${redactUrl(request.repo_url)}`);
       const ref = await resolveRef(request.repo_url, request.repo_ref, gitOptions);
       if ("error" in ref) return { ok: false, reason: ref.error };
       sha = ref.sha;
     }
     await resolved(sha);
-    log("INFO", `Building commit ${sha}`);
+    log("INFO", request.archive ? `Building the uploaded archive ${request.archive.objectPath} (sha256 ${sha})` : `Building commit ${sha}`);
 
     const dir = this.dirFor(sha, request);
     if (existsSync(join(dir, BUILT_MARKER))) {
@@ -143,7 +150,8 @@ export class Builder {
     }
 
     const configPath = join(dir, request.langgraph_config_path);
-    if (!existsSync(configPath)) return { ok: false, reason: `${request.langgraph_config_path} does not exist in commit ${sha}` };
+    if (!existsSync(configPath))
+      return { ok: false, reason: `${request.langgraph_config_path} does not exist in ${request.archive ? "the uploaded archive" : `commit ${sha}`}` };
     if (existsSync(join(dir, checkedMarker(request.langgraph_config_path)))) return { ok: true, sha, dir, configPath };
     log("INFO", `Importing the graphs of ${request.langgraph_config_path}`);
     const check = await runStep(process.execPath, ["--import", TSX_LOADER, CHECK_SCRIPT, configPath], {
@@ -171,9 +179,8 @@ export class Builder {
     const work = join(this.options.buildsDir, `.tmp-${sha}-${randomBytes(4).toString("hex")}`);
     await mkdir(this.options.buildsDir, { recursive: true });
     try {
-      log("INFO", `Cloning ${redactUrl(request.repo_url)}`);
-      const gitFailure = await checkout(request.repo_url, sha, work, gitOptions);
-      if (gitFailure) return gitFailure;
+      const fetchFailure = request.archive ? await unpackInto(request.archive, work, log) : await cloneInto(request, sha, work, log, gitOptions);
+      if (fetchFailure) return fetchFailure;
       const step = async (what: string, command: string, args: string[], cwd: string) => {
         log("INFO", `$ ${what}`);
         const result = await runStep(command, args, { cwd, env: request.env, timeoutMs: this.options.stepTimeoutMs, ...(signal ? { signal } : {}), onLine });
@@ -205,6 +212,31 @@ export class Builder {
   private deploymentDir(deploymentId: string): string {
     return join(this.options.buildsDir, deploymentId);
   }
+}
+
+async function cloneInto(request: BuildRequest, sha: string, work: string, log: BuildLog, gitOptions: GitOptions): Promise<string | undefined> {
+  log("INFO", `Cloning ${redactUrl(request.repo_url)}`);
+  return checkout(request.repo_url, sha, work, gitOptions);
+}
+
+async function unpackInto(archive: NonNullable<BuildRequest["archive"]>, work: string, log: BuildLog): Promise<string | undefined> {
+  if (!archive.file) return `The uploaded archive ${archive.objectPath} is no longer kept: deploy again`;
+  log("INFO", `Unpacking ${archive.objectPath}`);
+  await mkdir(work);
+  try {
+    const { files, bytes } = await unpackArchive(archive.file, work);
+    log("INFO", `Unpacked ${files} files (${bytes} bytes)`);
+    return undefined;
+  } catch (err) {
+    if (err instanceof ArchiveError) return `The source archive is refused: ${err.message}`;
+    throw err;
+  }
+}
+
+async function fileDigest(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
 }
 
 const shortHash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 10);

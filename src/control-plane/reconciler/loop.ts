@@ -10,6 +10,7 @@ import { resolveRef } from "../builder/git.js";
 import type { DeploymentService } from "../deployments.js";
 import type { Driver } from "../drivers/driver.js";
 import type { SecretsCipher } from "../secrets-cipher.js";
+import type { SourceUploads } from "../uploads/source-uploads.js";
 import type { ControlPlaneStore } from "../storage/ports.js";
 import { TERMINAL_STATUSES, type DeploymentRecord, type LogLevel, type RevisionRecord } from "../storage/records.js";
 import { plan, type Action, type DesiredDeployment } from "./plan.js";
@@ -20,6 +21,8 @@ export interface ReconcilerDeps {
   cipher: SecretsCipher;
   builder: Builder;
   driver: Driver;
+  /** The archives internal_source revisions build. */
+  uploads: Pick<SourceUploads, "pathOf" | "prune" | "removeDeployment">;
   /** The environment builds and servers start from (the control plane's own secrets removed). */
   childEnv: NodeJS.ProcessEnv;
   log: Logger;
@@ -176,6 +179,7 @@ export class Reconciler {
         case "purge":
           await driver.removeData(deployment.id);
           await this.deps.builder.removeDeployment(deployment.id);
+          await this.deps.uploads.removeDeployment(deployment.id);
           this.prunePending.delete(deployment.id);
           await store.purgeDeployment(deployment.id);
           bound.info("deployment deleted");
@@ -204,13 +208,18 @@ export class Reconciler {
     const revisions = await store.listRevisions(deployment.id, undefined, RECENT_REVISIONS, 0);
     for (const r of revisions) if (!TERMINAL_STATUSES.has(r.status)) wanted.add(r.id);
     const keep = new Set<string>();
+    const keepArchives = new Set<string>();
     for (const id of wanted) {
       const revision = revisions.find((r) => r.id === id) ?? (await store.getRevision(deployment.id, id));
       const sha = revision?.repo_commit_sha ?? revision?.pinned_commit_sha;
       if (sha) keep.add(builder.dirFor(sha, this.buildKey(deployment)));
+      if (revision?.source_tarball_path) keepArchives.add(revision.source_tarball_path);
     }
     const removed = await builder.prune(deployment.id, keep, this.options.buildsPerDeployment);
     if (removed.length > 0) log.info("removed old builds", { deployment_id: deployment.id, builds: removed.length });
+    // Uploaded archives follow the same rule: those of the revisions kept, then the newest.
+    const archives = await this.deps.uploads.prune(deployment.id, keepArchives, this.options.buildsPerDeployment);
+    if (archives > 0) log.info("removed old source archives", { deployment_id: deployment.id, archives });
   }
 
   private buildRequest(deployment: DeploymentRecord, revision: RevisionRecord): BuildRequest {
@@ -219,6 +228,9 @@ export class Reconciler {
       repo_url: deployment.repo_url,
       repo_ref: revision.repo_ref,
       pinned_commit_sha: revision.repo_commit_sha ?? revision.pinned_commit_sha,
+      ...(revision.source_tarball_path !== null
+        ? { archive: { objectPath: revision.source_tarball_path, file: this.deps.uploads.pathOf(deployment.id, revision.source_tarball_path) } }
+        : {}),
       langgraph_config_path: revision.langgraph_config_path,
       install_command: deployment.install_command,
       build_command: deployment.build_command,

@@ -29,10 +29,10 @@ export interface LogQuery {
 }
 
 export interface ControlPlaneStore {
-  /** The deployment and its first revision, in one transaction. */
+  /** The deployment and its first revision, in one transaction; an internal_source deployment starts without one. */
   createDeployment(
     deployment: Omit<DeploymentRecord, "latest_revision_id" | "active_revision_id" | "created_at" | "updated_at">,
-    revision: NewRevision,
+    revision: NewRevision | undefined,
   ): Promise<DeploymentRecord>;
   getDeployment(id: string): Promise<DeploymentRecord | undefined>;
   listDeployments(filter: DeploymentFilter, limit: number, offset: number): Promise<DeploymentRecord[]>;
@@ -56,5 +56,7 @@ export interface ControlPlaneStore {
 
   appendLog(revisionId: string, type: LogType, level: LogLevel, message: string): Promise<void>;
   readLogs(revisionId: string, query: LogQuery): Promise<LogRecord[]>;
+  /** The log lines of every revision of a deployment, as one stream ordered by id. */
+  readDeploymentLogs(deploymentId: string, query: LogQuery): Promise<LogRecord[]>;
   close(): Promise<void>;
 }

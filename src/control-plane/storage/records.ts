@@ -30,12 +30,16 @@ export const TERMINAL_STATUSES: ReadonlySet<RevisionStatus> = new Set([
   "UNKNOWN",
 ]);
 
+/** A git repository Gantry clones, or archives the official CLI uploads (`deploy --remote`). */
+export type DeploymentSource = "github" | "internal_source";
+
 export interface DeploymentRecord {
   id: string;
   tenant_id: string;
   name: string;
-  source: "github";
+  source: DeploymentSource;
   deployment_type: "dev_free" | "dev" | "prod";
+  /** "" for an internal_source deployment: it has no repository. */
   repo_url: string;
   integration_id: string | null;
   build_on_push: boolean;
@@ -57,11 +61,14 @@ export interface RevisionRecord {
   deployment_id: string;
   seq: number;
   status: RevisionStatus;
-  source: "github";
+  source: DeploymentSource;
+  /** "" for an internal_source revision. */
   repo_ref: string;
   langgraph_config_path: string;
   repo_commit_sha: string | null;
   pinned_commit_sha: string | null;
+  /** internal_source: the uploaded archive (an object path from upload-url) this revision builds. */
+  source_tarball_path: string | null;
   secrets_sealed: string;
   secret_names: string[];
   created_at: string;

@@ -13,7 +13,7 @@ const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
 const DEPLOYMENT_COLUMNS =
   "id, tenant_id, name, source, deployment_type, repo_url, integration_id, build_on_push, install_command, build_command, resource_spec, custom_url, custom_host, status, latest_revision_id, active_revision_id, created_at, updated_at";
 const REVISION_COLUMNS =
-  "id, deployment_id, seq, status, source, repo_ref, langgraph_config_path, repo_commit_sha, pinned_commit_sha, secrets_sealed, secret_names, created_at, updated_at";
+  "id, deployment_id, seq, status, source, repo_ref, langgraph_config_path, repo_commit_sha, pinned_commit_sha, source_tarball_path, secrets_sealed, secret_names, created_at, updated_at";
 
 type Row = Record<string, unknown>;
 type Queryable = pg.Pool | pg.PoolClient;
@@ -79,7 +79,7 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
     const { rows } = await client.query<{ seq: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM revisions WHERE deployment_id = $1", [
       revision.deployment_id,
     ]);
-    await client.query(`INSERT INTO revisions (${REVISION_COLUMNS}) VALUES ($1, $2, $3, 'QUEUED', $4, $5, $6, NULL, $7, $8, $9, $10, $10)`, [
+    await client.query(`INSERT INTO revisions (${REVISION_COLUMNS}) VALUES ($1, $2, $3, 'QUEUED', $4, $5, $6, NULL, $7, $8, $9, $10, $11, $11)`, [
       revision.id,
       revision.deployment_id,
       rows[0]!.seq,
@@ -87,6 +87,7 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
       revision.repo_ref,
       revision.langgraph_config_path,
       revision.pinned_commit_sha,
+      revision.source_tarball_path,
       revision.secrets_sealed,
       JSON.stringify(revision.secret_names),
       at,
@@ -129,7 +130,7 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
         } catch (err) {
           throw uniqueConflict(err, d) ?? err;
         }
-        await addRevision(client, revision, at);
+        if (revision) await addRevision(client, revision, at);
         return mustGet(client, d.id);
       });
     },
@@ -233,23 +234,10 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
       );
     },
     async readLogs(revisionId, query: LogQuery) {
-      const where = ["revision_id = $1", "type = $2"];
-      const params: unknown[] = [revisionId, query.type];
-      const add = (sql: string, value: unknown) => {
-        params.push(value);
-        where.push(sql.replace("?", `$${params.length}`));
-      };
-      if (query.after !== undefined) add(query.order === "asc" ? "id > ?" : "id < ?", query.after);
-      if (query.level !== undefined) add("level = ?", query.level);
-      if (query.query !== undefined) add("strpos(lower(message), lower(?)) > 0", query.query);
-      if (query.start_ms !== undefined) add("timestamp >= ?", query.start_ms);
-      if (query.end_ms !== undefined) add("timestamp <= ?", query.end_ms);
-      params.push(query.limit);
-      const { rows } = await pool.query(
-        `SELECT id, revision_id, type, level, message, timestamp FROM revision_logs WHERE ${where.join(" AND ")} ORDER BY id ${query.order === "asc" ? "ASC" : "DESC"} LIMIT $${params.length}`,
-        params,
-      );
-      return rows.map(rowToLog);
+      return readLogs("revision_id = $1", revisionId, query);
+    },
+    async readDeploymentLogs(deploymentId, query: LogQuery) {
+      return readLogs("revision_id IN (SELECT id FROM revisions WHERE deployment_id = $1)", deploymentId, query);
     },
     async close() {
       await pool.end();
@@ -259,4 +247,24 @@ export async function openPostgresControlPlaneStore(url: string, schemaName = "g
       await pool.end();
     },
   };
+
+  async function readLogs(scope: string, scopeValue: string, query: LogQuery): Promise<LogRecord[]> {
+    const where = [scope, "type = $2"];
+    const params: unknown[] = [scopeValue, query.type];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      where.push(sql.replace("?", `$${params.length}`));
+    };
+    if (query.after !== undefined) add(query.order === "asc" ? "id > ?" : "id < ?", query.after);
+    if (query.level !== undefined) add("level = ?", query.level);
+    if (query.query !== undefined) add("strpos(lower(message), lower(?)) > 0", query.query);
+    if (query.start_ms !== undefined) add("timestamp >= ?", query.start_ms);
+    if (query.end_ms !== undefined) add("timestamp <= ?", query.end_ms);
+    params.push(query.limit);
+    const { rows } = await pool.query(
+      `SELECT id, revision_id, type, level, message, timestamp FROM revision_logs WHERE ${where.join(" AND ")} ORDER BY id ${query.order === "asc" ? "ASC" : "DESC"} LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(rowToLog);
+  }
 }

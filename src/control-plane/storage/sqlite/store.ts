@@ -14,7 +14,7 @@ const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
 const DEPLOYMENT_COLUMNS =
   "id, tenant_id, name, source, deployment_type, repo_url, integration_id, build_on_push, install_command, build_command, resource_spec, custom_url, custom_host, status, latest_revision_id, active_revision_id, created_at, updated_at";
 const REVISION_COLUMNS =
-  "id, deployment_id, seq, status, source, repo_ref, langgraph_config_path, repo_commit_sha, pinned_commit_sha, secrets_sealed, secret_names, created_at, updated_at";
+  "id, deployment_id, seq, status, source, repo_ref, langgraph_config_path, repo_commit_sha, pinned_commit_sha, source_tarball_path, secrets_sealed, secret_names, created_at, updated_at";
 
 type Row = Record<string, unknown>;
 
@@ -50,7 +50,7 @@ export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & {
 
   const getDeployment = db.prepare(`SELECT ${DEPLOYMENT_COLUMNS} FROM deployments WHERE id = ?`);
   const insertRevision = db.prepare(
-    `INSERT INTO revisions (${REVISION_COLUMNS}) VALUES (@id, @deployment_id, @seq, @status, @source, @repo_ref, @langgraph_config_path, NULL, @pinned_commit_sha, @secrets_sealed, @secret_names, @created_at, @updated_at)`,
+    `INSERT INTO revisions (${REVISION_COLUMNS}) VALUES (@id, @deployment_id, @seq, @status, @source, @repo_ref, @langgraph_config_path, NULL, @pinned_commit_sha, @source_tarball_path, @secrets_sealed, @secret_names, @created_at, @updated_at)`,
   );
   const nextSeq = db.prepare("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM revisions WHERE deployment_id = ?");
 
@@ -68,7 +68,7 @@ export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & {
     db.prepare("UPDATE deployments SET latest_revision_id = ?, updated_at = ? WHERE id = ?").run(revision.id, at, revision.deployment_id);
   };
 
-  const create = db.transaction((deployment: Parameters<ControlPlaneStore["createDeployment"]>[0], revision: NewRevision) => {
+  const create = db.transaction((deployment: Parameters<ControlPlaneStore["createDeployment"]>[0], revision: NewRevision | undefined) => {
     const at = now();
     try {
       db.prepare(
@@ -83,7 +83,7 @@ export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & {
     } catch (err) {
       throw uniqueConflict(err, deployment) ?? err;
     }
-    addRevision(revision, at);
+    if (revision) addRevision(revision, at);
   });
 
   const update = db.transaction((id: string, changes: Parameters<ControlPlaneStore["updateDeployment"]>[1], revision?: NewRevision) => {
@@ -192,18 +192,25 @@ export function openSqliteControlPlaneStore(file: string): ControlPlaneStore & {
       ).run(revisionId, type, level, message, Date.now(), revisionId);
     },
     async readLogs(revisionId, query: LogQuery) {
-      const where = ["revision_id = ?", "type = ?"];
-      const params: unknown[] = [revisionId, query.type];
-      if (query.after !== undefined) where.push(query.order === "asc" ? "id > ?" : "id < ?"), params.push(query.after);
-      if (query.level !== undefined) where.push("level = ?"), params.push(query.level);
-      if (query.query !== undefined) where.push("instr(lower(message), lower(?)) > 0"), params.push(query.query);
-      if (query.start_ms !== undefined) where.push("timestamp >= ?"), params.push(query.start_ms);
-      if (query.end_ms !== undefined) where.push("timestamp <= ?"), params.push(query.end_ms);
-      const sql = `SELECT id, revision_id, type, level, message, timestamp FROM revision_logs WHERE ${where.join(" AND ")} ORDER BY id ${query.order === "asc" ? "ASC" : "DESC"} LIMIT ?`;
-      return db.prepare(sql).all(...params, query.limit) as LogRecord[];
+      return readLogs("revision_id = ?", revisionId, query);
+    },
+    async readDeploymentLogs(deploymentId, query: LogQuery) {
+      return readLogs("revision_id IN (SELECT id FROM revisions WHERE deployment_id = ?)", deploymentId, query);
     },
     async close() {
       db.close();
     },
   };
+
+  function readLogs(scope: string, scopeValue: string, query: LogQuery): LogRecord[] {
+    const where = [scope, "type = ?"];
+    const params: unknown[] = [scopeValue, query.type];
+    if (query.after !== undefined) where.push(query.order === "asc" ? "id > ?" : "id < ?"), params.push(query.after);
+    if (query.level !== undefined) where.push("level = ?"), params.push(query.level);
+    if (query.query !== undefined) where.push("instr(lower(message), lower(?)) > 0"), params.push(query.query);
+    if (query.start_ms !== undefined) where.push("timestamp >= ?"), params.push(query.start_ms);
+    if (query.end_ms !== undefined) where.push("timestamp <= ?"), params.push(query.end_ms);
+    const sql = `SELECT id, revision_id, type, level, message, timestamp FROM revision_logs WHERE ${where.join(" AND ")} ORDER BY id ${query.order === "asc" ? "ASC" : "DESC"} LIMIT ?`;
+    return db.prepare(sql).all(...params, query.limit) as LogRecord[];
+  }
 }
