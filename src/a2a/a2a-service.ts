@@ -24,7 +24,10 @@ export interface A2aCaller {
 }
 
 export interface A2aService {
-  /** The assistant behind /a2a/{id}: a UUID or a graph id; anything else is not found. */
+  /**
+   * The assistant behind /a2a/{id} (a UUID or a graph id; anything else is not found), looked up
+   * as a run looks it up: under custom auth a graph's own assistant serves whoever may run it.
+   */
   assistant(idOrGraphId: string, access?: Access): Promise<Assistant>;
   card(assistant: Assistant, endpointUrl: string): Promise<AgentCard>;
   send(assistant: Assistant, params: MessageSendParams, caller: A2aCaller): Promise<Task>;
@@ -109,7 +112,7 @@ export function a2aService(deps: A2aServiceDeps): A2aService {
   return {
     async assistant(idOrGraphId, access) {
       try {
-        return await assistants.get(idOrGraphId, access);
+        return await assistants.getForRun(idOrGraphId, access);
       } catch (err) {
         if (err instanceof GantryError && err.kind === "invalid") throw notFound(`Assistant ${idOrGraphId} not found`);
         throw err;
