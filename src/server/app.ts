@@ -22,6 +22,8 @@ import { openApiSecurity } from "./openapi.js";
 import { errorHandler } from "./errors.js";
 import { createMetrics, type MetricsSource } from "./metrics.js";
 import { mountRoutes, type RouteSpec } from "./route.js";
+import { a2aService } from "../a2a/a2a-service.js";
+import { a2aRoutes } from "./routes/a2a.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
 import { healthRoute, metaRoutes, type DatabaseHealth, type HealthProbe } from "./routes/meta.js";
@@ -97,6 +99,10 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, output: deps.output, prefix: config.mountPrefix }));
   if (!http.disable_runs) routes.push(...cronRoutes({ crons: deps.crons }));
   if (!http.disable_store) routes.push(...storeRoutes({ store: deps.store }));
+  if (!http.disable_a2a) {
+    const a2a = a2aService({ assistants: deps.assistants, runs: deps.runs, output: deps.output, graphs: deps.graphs });
+    routes.push(...a2aRoutes({ a2a, prefix: config.mountPrefix, log }));
+  }
   if (!http.disable_meta) {
     routes.push(
       ...metaRoutes({

@@ -1,0 +1,198 @@
+// A2A as a face on the run engine: every method is a call to the domain services with the
+// caller's access, so custom auth applies as on the classic API, and nothing is kept in this
+// process (any replica answers for any task). A message starts a run on the thread its contextId
+// names (created when absent); a task is that run, read back through the run and output services.
+import type { JsonObject } from "../domain/records.js";
+import type { Access } from "../domain/access.js";
+import type { AssistantService } from "../domain/assistants.js";
+import type { RunOutputService } from "../domain/run-output.js";
+import type { RunService } from "../domain/runs.js";
+import type { Assistant, Run } from "../domain/records.js";
+import { GantryError, notFound } from "../errors.js";
+import { isUuid, newId } from "../ids.js";
+import { describeGraphSchemas } from "../runtime/graph-info.js";
+import type { GraphRegistry } from "../runtime/graph-registry.js";
+import { agentCard } from "./agent-card.js";
+import { JSONRPC_CODES, JsonRpcError, invalidParams } from "./json-rpc.js";
+import type { AgentCard, MessageSendParams, StreamEvent, Task, TaskQueryParams } from "./protocol.js";
+import { artifactUpdate, inputFromMessage, statusUpdate, taskOf } from "./task-mapping.js";
+
+export interface A2aCaller {
+  access?: Access;
+  /** The request's headers, for http.configurable_headers as on any run. */
+  headers: Record<string, string>;
+}
+
+export interface A2aService {
+  /**
+   * The assistant behind /a2a/{id} (a UUID or a graph id; anything else is not found), looked up
+   * as a run looks it up: under custom auth a graph's own assistant serves whoever may run it.
+   */
+  assistant(idOrGraphId: string, access?: Access): Promise<Assistant>;
+  card(assistant: Assistant, endpointUrl: string): Promise<AgentCard>;
+  send(assistant: Assistant, params: MessageSendParams, caller: A2aCaller): Promise<Task>;
+  /** The task first, then its status and artifact updates; the last event is a final status update. */
+  stream(assistant: Assistant, params: MessageSendParams, caller: A2aCaller, signal: AbortSignal): Promise<AsyncGenerator<StreamEvent>>;
+  getTask(assistant: Assistant, params: TaskQueryParams, caller: A2aCaller): Promise<Task>;
+  cancelTask(assistant: Assistant, taskId: string, caller: A2aCaller): Promise<Task>;
+}
+
+export interface A2aServiceDeps {
+  assistants: AssistantService;
+  runs: RunService;
+  output: RunOutputService;
+  graphs: GraphRegistry;
+}
+
+export function a2aService(deps: A2aServiceDeps): A2aService {
+  const { assistants, runs, output, graphs } = deps;
+  // A graph's channels are fixed unless it is a factory of the config; ask each such graph once.
+  const messagesByGraph = new Map<string, Promise<boolean>>();
+
+  const hasMessages = (assistant: Assistant): Promise<boolean> => {
+    const entry = graphs.get(assistant.graph_id);
+    const cached = entry.factory ? undefined : messagesByGraph.get(assistant.graph_id);
+    if (cached) return cached;
+    const answer = (async () => {
+      const graph = await entry.resolve({ ...assistant.config, configurable: assistant.config.configurable as JsonObject | undefined });
+      const schemas = await describeGraphSchemas(assistant.graph_id, graph);
+      const properties = (schema: unknown) => (schema as { properties?: Record<string, unknown> } | null | undefined)?.properties ?? {};
+      return "messages" in properties(schemas.input_schema ?? schemas.state_schema);
+    })();
+    if (!entry.factory) messagesByGraph.set(assistant.graph_id, answer);
+    return answer;
+  };
+
+  const start = async (assistant: Assistant, params: MessageSendParams, caller: A2aCaller): Promise<Run> => {
+    const { message } = params;
+    const input = inputFromMessage(message, { graphId: assistant.graph_id, hasMessages: await hasMessages(assistant) });
+    const contextId = message.contextId;
+    if (contextId !== undefined && !isUuid(contextId)) {
+      throw invalidParams(
+        `params.message.contextId '${contextId}' is not a context of this server: contexts are thread ids (UUIDs); omit it to start a new one`,
+      );
+    }
+    const threadId = contextId ?? newId();
+    try {
+      return await runs.create(
+        threadId,
+        { assistant_id: assistant.assistant_id, input, if_not_exists: "create", ...(params.metadata ? { metadata: params.metadata as JsonObject } : {}) },
+        { headers: caller.headers },
+        caller.access,
+      );
+    } catch (err) {
+      // The assistant was found already: a miss here is the thread, one the caller may not see.
+      if (err instanceof GantryError && err.kind === "not_found") throw invalidParams(`Context ${threadId} not found`);
+      throw err;
+    }
+  };
+
+  const findRun = async (assistant: Assistant, taskId: string, access: Access | undefined): Promise<Run> => {
+    const missing = () => new JsonRpcError(JSONRPC_CODES.taskNotFound, `Task ${taskId} not found`);
+    if (!isUuid(taskId)) throw missing();
+    let run: Run;
+    try {
+      run = await runs.get(undefined, taskId, access);
+    } catch (err) {
+      if (err instanceof GantryError && err.kind === "not_found") throw missing();
+      throw err;
+    }
+    // Tasks belong to the agent (assistant) that ran them.
+    if (run.assistant_id !== assistant.assistant_id) throw missing();
+    return run;
+  };
+
+  const finishedTask = async (run: Run, access: Access | undefined, historyLength?: number, signal?: AbortSignal): Promise<Task> => {
+    const values = await output.output(run, signal);
+    // The outcome is recorded before the run's log ends, so the run read now is final.
+    const finished = await runs.get(run.thread_id, run.run_id, access);
+    return taskOf(finished, values, historyLength !== undefined ? { historyLength } : {});
+  };
+
+  return {
+    async assistant(idOrGraphId, access) {
+      try {
+        return await assistants.getForRun(idOrGraphId, access);
+      } catch (err) {
+        if (err instanceof GantryError && err.kind === "invalid") throw notFound(`Assistant ${idOrGraphId} not found`);
+        throw err;
+      }
+    },
+
+    async card(assistant, endpointUrl) {
+      const description = graphs.get(assistant.graph_id).spec.description;
+      return agentCard(assistant, { endpointUrl, hasMessages: await hasMessages(assistant), ...(description ? { graphDescription: description } : {}) });
+    },
+
+    async send(assistant, params, caller) {
+      const run = await start(assistant, params, caller);
+      if (params.configuration?.blocking === false) return taskOf(run, null);
+      return finishedTask(run, caller.access, params.configuration?.historyLength);
+    },
+
+    async stream(assistant, params, caller, signal) {
+      const run = await start(assistant, params, caller);
+      const events = await output.events(run, { after: "-1", modes: ["values"], signal });
+      const historyLength = params.configuration?.historyLength;
+      return (async function* () {
+        const submitted = taskOf(run, null);
+        yield submitted;
+        let working = false;
+        for await (const _event of events) {
+          if (working) continue;
+          working = true;
+          yield statusUpdate({ ...submitted, status: { state: "working", timestamp: new Date().toISOString() } }, false);
+        }
+        if (signal.aborted) return;
+        const task = await finishedTask(run, caller.access, historyLength, signal);
+        for (const artifact of task.artifacts ?? []) yield artifactUpdate(task, artifact);
+        yield statusUpdate(task, true);
+      })();
+    },
+
+    async getTask(assistant, params, caller) {
+      const run = await findRun(assistant, params.id, caller.access);
+      if (run.status === "pending" || run.status === "running") {
+        return taskOf(run, null, params.historyLength !== undefined ? { historyLength: params.historyLength } : {});
+      }
+      return finishedTask(run, caller.access, params.historyLength);
+    },
+
+    async cancelTask(assistant, taskId, caller) {
+      const run = await findRun(assistant, taskId, caller.access);
+      if (run.status !== "pending" && run.status !== "running") {
+        throw new JsonRpcError(JSONRPC_CODES.taskNotCancelable, `Task ${taskId} has already finished (${run.status}) and cannot be canceled`);
+      }
+      await runs.cancel(run.thread_id, run.run_id, "interrupt", caller.access).catch((err: unknown) => {
+        // It finished between the read and the cancel.
+        if (err instanceof GantryError && err.kind === "conflict") throw new JsonRpcError(JSONRPC_CODES.taskNotCancelable, err.message);
+        throw err;
+      });
+      return finishedTask(run, caller.access);
+    },
+  };
+}
+
+/**
+ * The JSON-RPC error for a refusal from the domain. Auth refusals and outages are not here: they
+ * keep their HTTP answers, as on every other route.
+ */
+export function jsonRpcErrorOf(err: unknown): JsonRpcError | undefined {
+  if (err instanceof JsonRpcError) return err;
+  if (!(err instanceof GantryError)) return undefined;
+  switch (err.kind) {
+    case "malformed":
+    case "invalid":
+    case "too_large":
+      return invalidParams(err.message);
+    case "not_found":
+      return new JsonRpcError(JSONRPC_CODES.taskNotFound, err.message);
+    case "unsupported":
+      return new JsonRpcError(JSONRPC_CODES.unsupportedOperation, err.message);
+    case "conflict":
+    case "busy":
+      return new JsonRpcError(JSONRPC_CODES.invalidRequest, err.message);
+    default:
+      return undefined;
+  }
+}
