@@ -25,6 +25,7 @@ import { mountRoutes, type RouteSpec } from "./route.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
 import { healthRoute, metaRoutes, type DatabaseHealth, type HealthProbe } from "./routes/meta.js";
+import { mcpRoutes } from "./routes/mcp.js";
 import { runRoutes } from "./routes/runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadStateRoutes } from "./routes/thread-state.js";
@@ -97,6 +98,18 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, output: deps.output, prefix: config.mountPrefix }));
   if (!http.disable_runs) routes.push(...cronRoutes({ crons: deps.crons }));
   if (!http.disable_store) routes.push(...storeRoutes({ store: deps.store }));
+  if (!http.disable_mcp) {
+    routes.push(
+      ...mcpRoutes({
+        assistants: deps.assistants,
+        runs: deps.runs,
+        output: deps.output,
+        graphs: deps.graphs,
+        log,
+        ...(deps.typedSchemas ? { typedSchemas: deps.typedSchemas } : {}),
+      }),
+    );
+  }
   if (!http.disable_meta) {
     routes.push(
       ...metaRoutes({
