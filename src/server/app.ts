@@ -27,6 +27,7 @@ import { a2aRoutes } from "./routes/a2a.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
 import { healthRoute, metaRoutes, type DatabaseHealth, type HealthProbe } from "./routes/meta.js";
+import { mcpRoutes } from "./routes/mcp.js";
 import { runRoutes } from "./routes/runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadStateRoutes } from "./routes/thread-state.js";
@@ -102,6 +103,18 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   if (!http.disable_a2a) {
     const a2a = a2aService({ assistants: deps.assistants, runs: deps.runs, output: deps.output, graphs: deps.graphs });
     routes.push(...a2aRoutes({ a2a, prefix: config.mountPrefix, log }));
+  }
+  if (!http.disable_mcp) {
+    routes.push(
+      ...mcpRoutes({
+        assistants: deps.assistants,
+        runs: deps.runs,
+        output: deps.output,
+        graphs: deps.graphs,
+        log,
+        ...(deps.typedSchemas ? { typedSchemas: deps.typedSchemas } : {}),
+      }),
+    );
   }
   if (!http.disable_meta) {
     routes.push(
