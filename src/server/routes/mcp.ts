@@ -19,6 +19,8 @@ import { onClientGone, readBodyText, requestHeaders } from "../node-request.js";
 import { route, type RouteSpec } from "../route.js";
 
 const TAG = "MCP";
+/** JSON-RPC's implementation-defined server error, which the SDK's transport uses for refusals at the HTTP level. */
+const SERVER_ERROR = -32000;
 
 export interface McpRouteDeps {
   assistants: AssistantService;
@@ -71,7 +73,7 @@ export function mcpRoutes(deps: McpRouteDeps): RouteSpec[] {
       {
         jsonrpc: "2.0",
         id: null,
-        error: { code: -32000, message: "Method not allowed: this MCP server is stateless and offers no SSE stream; POST JSON-RPC messages to /mcp" },
+        error: { code: SERVER_ERROR, message: "Method not allowed: this MCP server is stateless and offers no SSE stream; POST JSON-RPC messages to /mcp" },
       },
       405,
       {
