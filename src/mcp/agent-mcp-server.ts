@@ -83,9 +83,11 @@ export function agentMcpServer(deps: AgentMcpDeps, caller: McpCaller): Server {
         { headers: caller.headers },
         access,
       );
-      // A cancelled call (notifications/cancelled, or the client gone) stops the run it started.
+      // A call whose client left (the server is closed under it) stops the run it started: its
+      // answer has nowhere to go, and its thread goes with the run.
       const cancel = () => void runs.cancel(undefined, run.run_id, "interrupt").catch(() => {});
-      extra.signal.addEventListener("abort", cancel, { once: true });
+      if (extra.signal.aborted) cancel();
+      else extra.signal.addEventListener("abort", cancel, { once: true });
       try {
         return toolResult(await output.output(run, extra.signal));
       } finally {

@@ -10,7 +10,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGantry } from "../support/gantry-process.js";
 import { fixture } from "./fixture-paths.js";
-import { request } from "./http.js";
+import { eventually, request } from "./http.js";
 
 export const MCP_CONFIG = fixture("mcp", "langgraph.json");
 export const AUTH_CONFIG = fixture("auth", "langgraph.json");
@@ -109,6 +109,36 @@ export function describeMcpE2E(label: string, start: StartServer): void {
         expect(result.isError).toBe(true);
         expect(result.content).toEqual([{ type: "text", text: "BoomError: boom" }]);
       });
+
+      it("cancels the run of a call whose client went away", async () => {
+        const api = new Client({ apiUrl: server().url, callerOptions: { maxRetries: 0 } });
+        const leaving = new AbortController();
+        const call = fetch(`${server().url}/mcp`, {
+          method: "POST",
+          headers: MCP_HEADERS,
+          body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "slow", arguments: { ms: 120_000, label: "mcp" } } }),
+          signal: leaving.signal,
+        }).catch((err: unknown) => err);
+        const [thread] = await eventually(
+          "the call's run to be running",
+          async () => {
+            const busy = await api.threads.search({ metadata: { graph_id: "slow" }, status: "busy" });
+            return busy.length > 0 ? busy : undefined;
+          },
+          30_000,
+        );
+        leaving.abort();
+        await call;
+        await eventually(
+          "the run to be cancelled",
+          async () =>
+            server()
+              .output()
+              .split("\n")
+              .find((line) => line.includes('"run cancelled"') && line.includes(thread!.thread_id)),
+          30_000,
+        );
+      }, 60_000);
 
       it("refuses an unknown tool with the protocol's invalid-params error", async () => {
         const call = mcp.callTool({ name: "no-such-assistant", arguments: {} });

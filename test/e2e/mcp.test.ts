@@ -1,4 +1,8 @@
-// The /mcp endpoint under `gantry dev` on SQLite (mcp.cases.ts), and `http.disable_mcp` removing it.
+// The /mcp endpoint under `gantry dev` on SQLite (mcp.cases.ts), a run refused by a handler, and
+// `http.disable_mcp` removing the endpoint.
+import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { openSqliteStore } from "./backends.js";
@@ -16,6 +20,46 @@ describeMcpE2E("gantry dev, SQLite", async (config) => {
       await store.dispose();
     },
   };
+});
+
+describe("MCP with a threads:create_run handler that refuses readers", () => {
+  let server: RunningGantry;
+  const connect = async (token: string) => {
+    const client = new McpClient({ name: "gantry-e2e", version: "1.0.0" });
+    const requestInit = { headers: { Authorization: `Bearer ${token}` } };
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit }));
+    return client;
+  };
+
+  beforeAll(async () => {
+    server = await startGantry({ config: fixture("mcp", "langgraph.auth.json") });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("lists the tool to a reader but refuses its call with the handler's message as a JSON-RPC error", async () => {
+    const reader = await connect("token-reader");
+    try {
+      expect((await reader.listTools()).tools.map((t) => t.name)).toEqual(["echo"]);
+      await expect(reader.callTool({ name: "echo", arguments: { messages: ["hi"] } })).rejects.toMatchObject({
+        code: ErrorCode.InvalidRequest,
+        message: expect.stringContaining("Readers may not run assistants"),
+      });
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it("runs the same call for a runner", async () => {
+    const runner = await connect("token-runner");
+    try {
+      expect((await runner.callTool({ name: "echo", arguments: { messages: ["hi"] } })).structuredContent).toMatchObject({ reply: "hi" });
+    } finally {
+      await runner.close();
+    }
+  });
 });
 
 describe("http.disable_mcp", () => {

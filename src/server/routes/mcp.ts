@@ -15,10 +15,12 @@ import { describeGraphSchemas } from "../../runtime/graph-info.js";
 import type { GraphRegistry } from "../../runtime/graph-registry.js";
 import type { TypedSchemaSource } from "../../runtime/typed-schemas/typed-schema-source.js";
 import { accessOf, type AppEnv } from "../app-env.js";
-import { readBodyText, requestHeaders } from "../node-request.js";
+import { onClientGone, readBodyText, requestHeaders } from "../node-request.js";
 import { route, type RouteSpec } from "../route.js";
 
 const TAG = "MCP";
+/** JSON-RPC's implementation-defined server error, which the SDK's transport uses for refusals at the HTTP level. */
+const SERVER_ERROR = -32000;
 
 export interface McpRouteDeps {
   assistants: AssistantService;
@@ -52,9 +54,16 @@ export function mcpRoutes(deps: McpRouteDeps): RouteSpec[] {
     // JSON answers rather than an SSE stream: a tool call answers once, when its run ends.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
+    // A client that leaves ends the request here; closing the server then aborts its handlers, and
+    // a tool call cancels its run. The answer nobody reads says so in the metrics (499, as nginx).
+    let stopWatching = () => {};
+    const clientGone = new Promise<Response>((resolve) => {
+      stopWatching = onClientGone(c, () => resolve(new Response(null, { status: 499 })));
+    });
     try {
-      return await transport.handleRequest(c.req.raw, { parsedBody: read.body });
+      return await Promise.race([transport.handleRequest(c.req.raw, { parsedBody: read.body }), clientGone]);
     } finally {
+      stopWatching();
       await server.close();
     }
   };
@@ -64,7 +73,7 @@ export function mcpRoutes(deps: McpRouteDeps): RouteSpec[] {
       {
         jsonrpc: "2.0",
         id: null,
-        error: { code: -32000, message: "Method not allowed: this MCP server is stateless and offers no SSE stream; POST JSON-RPC messages to /mcp" },
+        error: { code: SERVER_ERROR, message: "Method not allowed: this MCP server is stateless and offers no SSE stream; POST JSON-RPC messages to /mcp" },
       },
       405,
       {
