@@ -378,6 +378,21 @@ const logsQuery = query({
   run_id: fc.uuid(),
 });
 
+/** The /v1 log queries of the official CLI: the query travels as a JSON body. */
+const legacyLogsBody = fc.record(
+  {
+    limit: fc.oneof(fc.constantFrom(1, 30, 100, 1000), boundaryNumber),
+    order: fc.constantFrom("asc", "desc", "up", null),
+    offset: fc.constantFrom("0", "1", String(Number.MAX_SAFE_INTEGER), String(2 ** 63), "x", null),
+    level: fc.constantFrom("INFO", "ERROR", "warn", null),
+    query: fc.constantFrom("Unpacked", "%", "_", null),
+    start_time: fc.constantFrom("2020-01-01T00:00:00Z", "2020-01-01", null),
+    end_time: fc.constantFrom("2999-01-01T00:00:00+14:00", null),
+    unknown_extra: hostile,
+  },
+  { requiredKeys: [] },
+);
+
 const junkId = fc.oneof(
   fc.constantFrom(
     "abc",
@@ -426,6 +441,21 @@ export function requestArb(ids: KnownIds): fc.Arbitrary<FuzzRequest> {
     fc.tuple(dep, rev).map(([id, r]) => ({ method: "POST", path: `/v2/deployments/${id}/revisions/${r}/redeploy` })),
     { weight: 2, arbitrary: fc.tuple(dep, rev, logsQuery).map(([id, r, q]) => ({ method: "GET", path: `/v2/deployments/${id}/revisions/${r}/logs${q}` })) },
     fc.tuple(dep, fc.constantFrom("/ok", "/", "/threads", "/%", "/..%2f..%2fv2")).map(([id, p]) => ({ method: "GET", path: `/deployments/${id}${p}` })),
+    dep.map((id) => ({ method: "POST", path: `/v2/deployments/${id}/upload-url` })),
+    dep.map((id) => ({ method: "POST", path: `/v2/deployments/${id}/push-token` })),
+    fc
+      .tuple(dep, rev, fc.constantFrom("build_logs", "deploy_logs"), bodyText(legacyLogsBody))
+      .map(([id, r, kind, body]) => ({ method: "POST", path: `/v1/projects/${id}/revisions/${r}/${kind}`, body })),
+    fc.tuple(dep, bodyText(legacyLogsBody)).map(([id, body]) => ({ method: "POST", path: `/v1/projects/${id}/deploy_logs`, body })),
+    fc
+      .tuple(
+        dep,
+        idArb(() => []),
+        queryValue,
+        queryValue,
+        fc.constantFrom("", "x", "\u0000"),
+      )
+      .map(([id, upload, expires, signature, body]) => ({ method: "PUT", path: `/uploads/${id}/${upload}?expires=${expires}&signature=${signature}`, body })),
   );
   return fc.tuple(route, headersArb).map(([r, headers]) => {
     const request: FuzzRequest = { ...r, headers };

@@ -57,7 +57,8 @@ function langgraph(cwd: string, args: string[]): Promise<CliResult> {
 }
 
 describe("the official langgraph CLI deploys to the control plane", { timeout: 240_000 }, () => {
-  const suite = useControlPlane();
+  // A generous health timeout: the machine running the suite may be busy, and a slow start is not what this tests.
+  const suite = useControlPlane({ GANTRY_HEALTH_TIMEOUT_MS: "120000" });
   const deploy = (cwd: string) => langgraph(cwd, ["deploy", "--host-url", suite.cp.url, "--remote", "--no-input"]);
   let deploymentId: string;
   let url: string;
@@ -72,6 +73,9 @@ describe("the official langgraph CLI deploys to the control plane", { timeout: 2
     deploymentId = /Deployment ID: ([0-9a-f-]{36})/.exec(result.out)![1]!;
     url = /URL: (\S+)/.exec(result.out)![1]!;
     expect(url).toBe(`${suite.cp.url}/deployments/${deploymentId}`);
+    // Its "View status" link opens the dashboard's page of the deployment.
+    const status = await fetch(/View status: (\S+)/.exec(result.out)![1]!, { redirect: "manual" });
+    expect(status.headers.get("location")).toBe(`/view/${deploymentId}`);
     const answer = (await new Client({ apiUrl: url, apiKey: API_KEY }).runs.wait(null, "agent", { input: { input: "hi" } })) as Record<string, string>;
     expect(answer).toMatchObject({ reply: "v1:hi", secret: "from-dotenv" });
   });
@@ -90,6 +94,7 @@ describe("the official langgraph CLI deploys to the control plane", { timeout: 2
         } catch (err) {
           failures.push(String(err));
         }
+        await new Promise((done) => setTimeout(done, 100));
       }
     })();
     const result = await deploy(dir);
@@ -144,12 +149,12 @@ describe("the official langgraph CLI deploys to the control plane", { timeout: 2
       const response = await fetch(target, { method: "PUT", headers: { "Content-Type": "application/gzip" }, body: tarGzOf(entries) });
       return { status: response.status, body: await response.json(), target };
     };
-    const escape = await put([
+    const traversal = await put([
       { path: "langgraph.json", content: "{}" },
       { path: `../../${escaped}`, content: "x" },
     ]);
-    expect(escape.status).toBe(400);
-    expect(escape.body.detail).toContain("escapes the project directory");
+    expect(traversal.status).toBe(400);
+    expect(traversal.body.detail).toContain("escapes the project directory");
     const link = await put([
       { path: "out", type: "2", linkpath: "/tmp" },
       { path: `out/${escaped}`, content: "x" },

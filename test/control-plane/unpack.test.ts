@@ -93,6 +93,18 @@ describe("source archives", () => {
         { path: "a.txt", content: "2" },
       ]),
     ).toContain("appears twice");
+    expect(
+      await refusal([
+        { path: "a", content: "1" },
+        { path: "a/b", content: "2" },
+      ]),
+    ).toContain("inside 'a', which is a file");
+    expect(
+      await refusal([
+        { path: "d/f", content: "1" },
+        { path: "d", content: "2" },
+      ]),
+    ).toContain("'d' appears twice");
     const many = Array.from({ length: 5 }, (_, i) => ({ path: `f${i}`, content: "x" }));
     await expect(checkArchive(archiveFile(tarGzOf(many)), { maxEntries: 4, maxUnpackedBytes: 1000 })).rejects.toThrow("more than 4 entries");
     await expect(checkArchive(archiveFile(tarGzOf([{ path: "big", content: Buffer.alloc(2000) }])), { maxEntries: 4, maxUnpackedBytes: 1000 })).rejects.toThrow(

@@ -87,6 +87,8 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
 
   // Before the key check: the pages hold no data, and a browser loads them without a key header.
   mountDashboard(app, { dir: deps.uiDir ?? UI_BUILD_DIR });
+  // The official CLI prints this LangSmith page path as "View status" when --host-url is local.
+  app.get("/o/:tenant_id/host/deployments/:deployment_id", (c) => c.redirect(`/view/${encodeURIComponent(c.req.param("deployment_id"))}`));
   // Its signed URL is the credential, and the archive has its own size limit.
   mountSourceUploads(app, { uploads: deps.uploads, deployments: deps.deployments });
   for (const prefix of ["/v2/*", "/v1/*"]) {
