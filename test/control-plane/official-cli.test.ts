@@ -58,7 +58,7 @@ function langgraph(cwd: string, args: string[]): Promise<CliResult> {
 
 describe("the official langgraph CLI deploys to the control plane", { timeout: 240_000 }, () => {
   // A generous health timeout: the machine running the suite may be busy, and a slow start is not what this tests.
-  const suite = useControlPlane({ GANTRY_HEALTH_TIMEOUT_MS: "120000" });
+  const suite = useControlPlane();
   const deploy = (cwd: string) => langgraph(cwd, ["deploy", "--host-url", suite.cp.url, "--remote", "--no-input"]);
   let deploymentId: string;
   let url: string;
