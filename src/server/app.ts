@@ -31,6 +31,8 @@ import { threadStateRoutes } from "./routes/thread-state.js";
 import { threadStreamRoutes } from "./routes/thread-stream.js";
 import { threadRoutes } from "./routes/threads.js";
 import { mountUi, UI_BUILD_DIR } from "./ui.js";
+import type { GenerativeUiFiles } from "../generative-ui/generative-ui.js";
+import { generativeUiRoutes } from "./routes/generative-ui.js";
 import { mountUserApp, type UserApp } from "./user-app.js";
 import type { Loopback } from "./loopback.js";
 
@@ -56,7 +58,9 @@ export interface AppDeps {
   metricsSources?: MetricsSource[];
   /** The project's custom auth (langgraph.json `auth`); absent, every request is let through unchecked. */
   auth?: AuthHooks & { authenticate: AuthenticateHook };
-  /** The thread/run view's build output, served at /ui; ui/dist by default. */
+  /** The built components of langgraph.json's `ui` entries, served under /ui. */
+  generativeUi?: GenerativeUiFiles;
+  /** The thread/run view's build output, served at /gantry; ui/dist by default. */
   uiDir?: string;
   /** The user's `http.app` (a Hono app or anything with `fetch`), ahead of our routes (user-app.ts). */
   userApp?: UserApp;
@@ -97,6 +101,9 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, output: deps.output, prefix: config.mountPrefix }));
   if (!http.disable_runs) routes.push(...cronRoutes({ crons: deps.crons }));
   if (!http.disable_store) routes.push(...storeRoutes({ store: deps.store }));
+  if (!http.disable_ui && deps.generativeUi) {
+    routes.push(...generativeUiRoutes({ ui: deps.generativeUi, assistants: deps.assistants, prefix: config.mountPrefix }));
+  }
   if (!http.disable_meta) {
     routes.push(
       ...metaRoutes({

@@ -51,6 +51,8 @@ export interface GantryOptions {
   command?: "dev" | "serve";
   /** Open an IPC channel, as the control plane does, for send(). */
   ipc?: boolean;
+  /** How long to wait for "listening"; longer for a project that bundles generative UI at start. */
+  startDeadlineMs?: number;
 }
 
 export interface RunningGantry {
@@ -122,7 +124,8 @@ export async function startGantry(options: GantryOptions): Promise<RunningGantry
         child.kill("SIGKILL");
         rejectStart(new Error(`gantry dev ${why}. Its output:\n${output}`));
       };
-      const timer = setTimeout(() => fail(`did not log "listening" within ${START_DEADLINE_MS / 1000} s`), START_DEADLINE_MS);
+      const deadline = options.startDeadlineMs ?? START_DEADLINE_MS;
+      const timer = setTimeout(() => fail(`did not log "listening" within ${deadline / 1000} s`), deadline);
       child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
         output += chunk;
         pending += chunk;
