@@ -91,7 +91,9 @@ describe("custom auth", () => {
         expect(page.status, path).not.toBe(401);
       }
       expect((await request(server.url, "POST", "/gantry/threads", { body: {} })).status).toBe(401);
+      // Generative UI: the POST naming a component is authenticated, the bundles it names are not.
       expect((await request(server.url, "POST", "/ui/agent", { body: { name: "card" } })).status).toBe(401);
+      expect((await request(server.url, "GET", "/ui/agent/entrypoint.js")).status).toBe(404);
     });
 
     it("never lets x-auth-scheme stand in for credentials", async () => {

@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client } from "@langchain/langgraph-sdk";
 import type { Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -78,7 +79,26 @@ describeWithChromium(
   { timeout: 120_000 },
 );
 
-describe("the /ui routes", () => {
+describe("generative UI over the API", () => {
+  it("carries the pushed card on the custom stream mode and keeps it in the ui state key", async () => {
+    const client = new Client({ apiUrl: server.url });
+    const thread = await client.threads.create();
+    const custom: unknown[] = [];
+    for await (const chunk of client.runs.stream(thread.thread_id, "agent", {
+      input: { messages: [{ type: "human", content: "Oslo" }] },
+      streamMode: ["custom"],
+    })) {
+      if (chunk.event === "custom") custom.push(chunk.data);
+    }
+    const card = { type: "ui", name: "weather", props: { city: "Oslo" } };
+    expect(custom).toEqual([expect.objectContaining(card)]);
+    const pushed = custom[0] as { id: string; metadata: { id?: string } };
+    const state = (await client.threads.getState(thread.thread_id)).values as { ui: unknown[]; messages: { id: string }[] };
+    expect(state.ui).toEqual([expect.objectContaining({ ...card, id: pushed.id })]);
+    // Attached to the message it came with, as LoadExternalComponent's callers group them.
+    expect(pushed.metadata.id).toBe(state.messages.at(-1)!.id);
+  });
+
   const post = (path: string, body: unknown) =>
     fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
