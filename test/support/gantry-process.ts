@@ -185,7 +185,7 @@ export async function startGantry(options: GantryOptions): Promise<RunningGantry
  * Runs `gantry <args>` expecting it to exit on its own with an error. Starting up instead is a
  * failure reported at once (the "listening" line), not after the deadline.
  */
-export async function runGantryExpectingFailure(args: string[], env?: Record<string, string>): Promise<FailedRun> {
+export async function runGantryExpectingFailure(args: string[], env?: Record<string, string>, deadlineMs = FAILURE_DEADLINE_MS): Promise<FailedRun> {
   const child = spawnGantry(args, env);
   let stdout = "";
   let stderr = "";
@@ -197,7 +197,7 @@ export async function runGantryExpectingFailure(args: string[], env?: Record<str
       child.kill("SIGKILL");
       rejectRun(new Error(`gantry ${args.join(" ")} ${why}.\nstdout:\n${stdout}\nstderr:\n${stderr}`));
     };
-    const timer = setTimeout(() => give(`did not exit within ${FAILURE_DEADLINE_MS / 1000} s`), FAILURE_DEADLINE_MS);
+    const timer = setTimeout(() => give(`did not exit within ${deadlineMs / 1000} s`), deadlineMs);
     child.stdout!.on("data", () => {
       if (stdout.split("\n").some((line) => listeningUrl(line))) give("started listening instead of failing");
     });
