@@ -1,4 +1,4 @@
-// Generative UI end to end: a real `gantry dev` on the fixture project (test/fixtures/generative-ui:
+// Generative UI end to end: a real `gantry dev` (under a mount prefix) on the fixture project (test/fixtures/generative-ui:
 // a graph that pushes a `weather` card, its `ui` entry, and a `ui_config.shared` module), and a page
 // built here by Vite with React 19 and the official SDK, served from another origin, in a real
 // headless Chromium: useStream runs the graph, and LoadExternalComponent loads the card from Gantry.
@@ -20,6 +20,7 @@ import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const SHOWN_WITHIN_MS = 20_000;
 const REBUILT_WITHIN_MS = 30_000;
+const PREFIX = "/agents";
 
 let project: string;
 let server: RunningGantry;
@@ -29,7 +30,8 @@ beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), "gantry-generative-ui-"));
   await cp(fixture("generative-ui"), project, { recursive: true });
   await symlink(join(REPO_ROOT, "node_modules"), join(project, "node_modules"));
-  server = await startGantry({ config: join(project, "langgraph.json"), startDeadlineMs: 90_000 });
+  // Under a mount prefix, which the asset URLs must carry; without one the prefix is just "".
+  server = await startGantry({ config: join(project, "langgraph.json"), env: { MOUNT_PREFIX: PREFIX }, startDeadlineMs: 90_000 });
 }, 120_000);
 
 afterAll(async () => {
@@ -108,12 +110,13 @@ describe("generative UI over the API", () => {
     expect(response.headers.get("content-type")).toMatch(/^text\/html/);
     const html = await response.text();
     const { host } = new URL(server.url);
-    expect(html).toContain(`<link rel="stylesheet" href="http://${host}/ui/agent/entrypoint.css" />`);
+    expect(new URL(server.url).pathname).toBe(PREFIX);
+    expect(html).toContain(`<link rel="stylesheet" href="http://${host}${PREFIX}/ui/agent/entrypoint.css" />`);
     expect(html).toContain(
-      `<script src="http://${host}/ui/agent/entrypoint.js" onload="__LGUI_agent.render(&quot;weather&quot;, &quot;{{shadowRootId}}&quot;)"></script>`,
+      `<script src="http://${host}${PREFIX}/ui/agent/entrypoint.js" onload="__LGUI_agent.render(&quot;weather&quot;, &quot;{{shadowRootId}}&quot;)"></script>`,
     );
 
-    const script = await fetch(`http://${host}/ui/agent/entrypoint.js`);
+    const script = await fetch(`http://${host}${PREFIX}/ui/agent/entrypoint.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     const code = await script.text();
@@ -127,7 +130,7 @@ describe("generative UI over the API", () => {
     const assistants = (await (await post("/assistants/search", { graph_id: "agent" })).json()) as { assistant_id: string }[];
     const response = await post(`/ui/${assistants[0]!.assistant_id}`, { name: "weather" });
     expect(response.status).toBe(200);
-    expect(await response.text()).toContain("/ui/agent/entrypoint.js");
+    expect(await response.text()).toContain(`${PREFIX}/ui/agent/entrypoint.js`);
   });
 
   it("answers 404 with a detail for an unknown graph, assistant or file, and 422 without a component name", async () => {
