@@ -1,4 +1,4 @@
-// Builds the thread/run view (index.html), which `gantry dev` serves at /ui (src/server/ui.ts), and
+// Builds the thread/run view (index.html), which `gantry dev` serves at /gantry (src/server/ui.ts), and
 // the control plane's dashboard (dashboard.html, src/control-plane/api/dashboard.ts) into ui/dist:
 // one build, two entries sharing Preact and the styles. Relative asset URLs: the server adds a
 // <base> naming where each page is served.

@@ -30,6 +30,7 @@ import { GraphStore } from "../domain/graph-store.js";
 import { importExport } from "../runtime/load-module.js";
 import { loadStoreIndex } from "../runtime/store-embedder.js";
 import { createApp, type AppDeps, type HealthProbe } from "../server/app.js";
+import { startGenerativeUi } from "../generative-ui/generative-ui.js";
 import { registerLoopback } from "../server/loopback.js";
 import type { UserApp } from "../server/user-app.js";
 import { registerSdkLogger } from "../runtime/sdk-logger.js";
@@ -81,6 +82,8 @@ export interface ServerInfra {
   probes?: HealthProbe[];
   /** Where schemas read from TypeScript types are kept between runs (`gantry dev`); memory only when absent. */
   schemaCacheDir?: string;
+  /** `gantry dev`: rebuild langgraph.json's `ui` entries when their files change. */
+  watchGenerativeUi?: boolean;
   /** Runs just before storage opens, once the project has loaded: `dev` locks its data directory here. */
   claimStorage?: () => void;
   /** Releases what the infra holds (Redis connections), after everything else stopped. */
@@ -103,6 +106,11 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   const auth = await loadProjectAuth(config.project.root, config.project.raw.auth?.path, logger);
   const storeConfig = config.project.raw.store;
   const storeIndex = storeConfig?.index ? await loadStoreIndex(config.project.root, storeConfig.index) : undefined;
+  // Built before storage opens: an entry that does not build stops start-up like a broken graph.
+  const generativeUi =
+    servesApi && config.project.raw.ui && !config.project.http.disable_ui
+      ? await startGenerativeUi(config.project, { watch: infra.watchGenerativeUi === true, log: logger })
+      : undefined;
   infra.claimStorage?.();
   const { storage, migrated, location } = await openStorage(config, logger);
   logger.info("storage ready", { backend: storage.backend, location, migrated });
@@ -217,6 +225,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     ...(infra.probes ? { probes: infra.probes } : {}),
     ...(userApp ? { userApp } : {}),
     ...(auth ? { auth } : {}),
+    ...(generativeUi ? { generativeUi } : {}),
     loopback,
   };
   // A worker-only process serves no API, but its graphs' loopback calls still need one.
@@ -228,6 +237,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   // must stop here, before its recovery takes back the first one's live runs.
   const { server, port, origin } = await listenHttp(app.fetch, config.host, config.port).catch(async (err: unknown) => {
     await storage.close();
+    await generativeUi?.close();
     throw err;
   });
   if (infra.aloneOnDatabase) {
@@ -293,6 +303,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
         // After the worker: runs finishing during the grace period still record their webhooks.
         await deliveries?.stop();
         await typedSchemas.close();
+        await generativeUi?.close();
         // Open streams would hold close() forever; their clients reconnect elsewhere (Location).
         server.closeAllConnections();
         await closed;

@@ -27,6 +27,7 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     handOffOnShutdown: flags.sharedDatabase === true,
     startDrained: flags.startDrained === true,
     schemaCacheDir: join(config.dataDir, "schema-cache"),
+    watchGenerativeUi: true,
     // --shared-database: a rollout's two revisions use one directory on purpose (docs/decisions.md).
     claimStorage: () => {
       if (!config.databaseUrl && !flags.sharedDatabase) lock = lockDataDir(config.dataDir);

@@ -141,13 +141,19 @@ export const LanggraphJsonSchema = z
     store: store.optional(),
     checkpointer: checkpointer.optional(),
     webhooks: WebhooksSchema.optional(),
+    // Generative UI: graph id -> the file exporting its components (src/generative-ui/).
+    ui: z.record(z.string().min(1), z.string().min(1)).optional(),
+    ui_config: z
+      .object({ shared: z.array(z.string().min(1)).optional() })
+      .strict()
+      .optional(),
     $schema: z.string().optional(),
   })
   .strict();
 
 /**
  * Keys the official CLIs (`@langchain/langgraph-cli`, Python's `langgraph-cli`) accept that shape a
- * Docker image, or a feature Gantry does not have (`ui` bundles, `encryption`): a project made for
+ * Docker image, or a feature Gantry does not have (`encryption`): a project made for
  * `langgraph build` starts as it is, with one warning naming them.
  */
 export const UNUSED_CLI_KEYS = [
@@ -168,8 +174,6 @@ export const UNUSED_CLI_KEYS = [
   "project_root",
   "python_version",
   "source",
-  "ui",
-  "ui_config",
 ] as const;
 
 export type LanggraphJson = z.infer<typeof LanggraphJsonSchema>;

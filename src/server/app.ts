@@ -34,6 +34,8 @@ import { threadStateRoutes } from "./routes/thread-state.js";
 import { threadStreamRoutes } from "./routes/thread-stream.js";
 import { threadRoutes } from "./routes/threads.js";
 import { mountUi, UI_BUILD_DIR } from "./ui.js";
+import type { GenerativeUiFiles } from "../generative-ui/generative-ui.js";
+import { generativeUiRoutes } from "./routes/generative-ui.js";
 import { mountUserApp, type UserApp } from "./user-app.js";
 import type { Loopback } from "./loopback.js";
 
@@ -59,7 +61,9 @@ export interface AppDeps {
   metricsSources?: MetricsSource[];
   /** The project's custom auth (langgraph.json `auth`); absent, every request is let through unchecked. */
   auth?: AuthHooks & { authenticate: AuthenticateHook };
-  /** The thread/run view's build output, served at /ui; ui/dist by default. */
+  /** The built components of langgraph.json's `ui` entries, served under /ui. */
+  generativeUi?: GenerativeUiFiles;
+  /** The thread/run view's build output, served at /gantry; ui/dist by default. */
   uiDir?: string;
   /** The user's `http.app` (a Hono app or anything with `fetch`), ahead of our routes (user-app.ts). */
   userApp?: UserApp;
@@ -115,6 +119,9 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
         ...(deps.typedSchemas ? { typedSchemas: deps.typedSchemas } : {}),
       }),
     );
+  }
+  if (!http.disable_ui && deps.generativeUi) {
+    routes.push(...generativeUiRoutes({ ui: deps.generativeUi, assistants: deps.assistants, prefix: config.mountPrefix }));
   }
   if (!http.disable_meta) {
     routes.push(

@@ -33,23 +33,23 @@ function appServing(dir: string, prefix = ""): Hono<AppEnv> {
   return root;
 }
 
-describe("the /ui route group", () => {
-  it("answers every page path with index.html, based at /ui/", async () => {
-    for (const path of ["/ui", "/ui/", "/ui/threads/1b4e"]) {
+describe("the thread/run view's route group (/gantry)", () => {
+  it("answers every page path with index.html, based at /gantry/", async () => {
+    for (const path of ["/gantry", "/gantry/", "/gantry/threads/1b4e"]) {
       const response = await appServing(built).request(path);
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
-      expect(await response.text()).toContain('<head><base href="/ui/">');
+      expect(await response.text()).toContain('<head><base href="/gantry/">');
     }
   });
 
   it("puts the mount prefix in the base", async () => {
-    const response = await appServing(built, "/api").request("/api/ui/threads");
-    expect(await response.text()).toContain('<base href="/api/ui/">');
+    const response = await appServing(built, "/api").request("/api/gantry/threads");
+    expect(await response.text()).toContain('<base href="/api/gantry/">');
   });
 
   it("serves hashed assets with their type, cached for good", async () => {
-    const response = await appServing(built).request("/ui/assets/app-1a2b.js");
+    const response = await appServing(built).request("/gantry/assets/app-1a2b.js");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(response.headers.get("cache-control")).toContain("immutable");
@@ -57,20 +57,26 @@ describe("the /ui route group", () => {
   });
 
   it("answers 404 with a detail for a file that is not there", async () => {
-    const response = await appServing(built).request("/ui/assets/gone.js");
+    const response = await appServing(built).request("/gantry/assets/gone.js");
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ detail: "No UI file /assets/gone.js; if the UI was rebuilt, reload the page" });
   });
 
   it("never serves files outside the build output", async () => {
-    const response = await appServing(join(built, "assets")).request("/ui/%2e%2e/index.html");
+    const response = await appServing(join(built, "assets")).request("/gantry/%2e%2e/index.html");
     expect(response.status).toBe(404);
   });
 
   it("says to run the build when there is no build output", async () => {
-    const response = await appServing(missing).request("/ui/threads");
+    const response = await appServing(missing).request("/gantry/threads");
     expect(response.status).toBe(404);
     const body = (await response.json()) as { detail: string };
     expect(body.detail).toMatch(/The UI is not built .*run `npm run build`/);
+  });
+
+  it("sends the old bare /ui to the view, under the mount prefix", async () => {
+    const response = await appServing(built, "/api").request("/api/ui");
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe("/api/gantry/");
   });
 });

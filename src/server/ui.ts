@@ -1,13 +1,20 @@
-// Serves the thread/run view at /ui: files from its build output (ui/dist, made by `npm run build`),
-// and index.html for any other path under /ui, since the app routes in the browser. The app only
+// Serves the thread/run view at /gantry: files from its build output (ui/dist, made by `npm run build`),
+// and index.html for any other path under /gantry, since the app routes in the browser. The app only
 // calls the public API, so this module serves files and nothing else. The control plane serves
-// the same build (its dashboard, and each deployment's /ui) with the page and file helpers below.
+// the same build (its dashboard, and each deployment's /gantry) with the page and file helpers below.
 import { readFile } from "node:fs/promises";
 import { extname, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Context, Hono } from "hono";
 import { notFound } from "../errors.js";
 import type { AppEnv } from "./app-env.js";
+
+/**
+ * Where the view lives. Not /ui: the platform serves generative UI there (`POST /ui/{assistant_id}`
+ * and the bundles under it), and a path named for Gantry collides with neither the platform's
+ * routes nor a project's own `http.app` routes.
+ */
+export const VIEWER_PATH = "/gantry";
 
 /** Where `npm run build` writes the UI (vite's outDir in ui/vite.config.ts). */
 export const UI_BUILD_DIR = fileURLToPath(new URL("../../ui/dist", import.meta.url));
@@ -30,14 +37,19 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 export function mountUi(app: Hono<AppEnv>, options: { dir: string; prefix: string }): void {
   const dir = resolve(options.dir);
   const handler = async (c: Context<AppEnv>) => {
-    c.set("routePattern", "/ui/*");
-    const path = c.req.path.slice(options.prefix.length + "/ui".length);
+    c.set("routePattern", `${VIEWER_PATH}/*`);
+    const path = c.req.path.slice(options.prefix.length + VIEWER_PATH.length);
     // A path with an extension names a file; anything else is a page of the app.
     if (extname(path) !== "") return serveUiFile(c, dir, path);
-    return serveUiPage(c, dir, "index.html", `${options.prefix}/ui/`);
+    return serveUiPage(c, dir, "index.html", `${options.prefix}${VIEWER_PATH}/`);
   };
-  app.get("/ui", handler);
-  app.get("/ui/*", handler);
+  app.get(VIEWER_PATH, handler);
+  app.get(`${VIEWER_PATH}/*`, handler);
+  // Where the view used to be; only the bare path, since /ui/... belongs to generative UI.
+  app.get("/ui", (c) => {
+    c.set("routePattern", "/ui");
+    return c.redirect(`${options.prefix}${VIEWER_PATH}/`, 302);
+  });
 }
 
 /** An HTML entry of the build (`index.html`, `dashboard.html`), its pages and assets based at `base`. */

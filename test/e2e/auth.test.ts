@@ -85,12 +85,15 @@ describe("custom auth", () => {
       }
     });
 
-    it("serves the /ui app's pages and files without credentials, since the page asks for them", async () => {
-      for (const path of ["/ui", "/ui/threads"]) {
+    it("serves the thread/run view's pages and files without credentials, since the page asks for them", async () => {
+      for (const path of ["/gantry", "/gantry/threads"]) {
         const page = await request(server.url, "GET", path);
         expect(page.status, path).not.toBe(401);
       }
-      expect((await request(server.url, "POST", "/ui/threads", { body: {} })).status).toBe(401);
+      expect((await request(server.url, "POST", "/gantry/threads", { body: {} })).status).toBe(401);
+      // Generative UI: the POST naming a component is authenticated, the bundles it names are not.
+      expect((await request(server.url, "POST", "/ui/agent", { body: { name: "card" } })).status).toBe(401);
+      expect((await request(server.url, "GET", "/ui/agent/entrypoint.js")).status).toBe(404);
     });
 
     it("never lets x-auth-scheme stand in for credentials", async () => {

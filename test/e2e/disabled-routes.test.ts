@@ -45,7 +45,7 @@ describe("disable_meta", () => {
 });
 
 describe("disable_ui", () => {
-  it.each(["/ui", "/ui/threads"])("removes %s", async (path) => {
+  it.each(["/gantry", "/gantry/threads", "/ui"])("removes %s", async (path) => {
     const response = await request(server.url, "GET", path);
     expect(response.status).toBe(404);
     expect(response.json).toEqual({ detail: `No route for GET ${path}` });

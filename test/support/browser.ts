@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { UI_BUILD_DIR } from "../../src/server/ui.js";
 
@@ -92,5 +92,25 @@ export async function expectFitsPhoneWidth(page: Page, open: (path: string) => P
     }
   } finally {
     if (restore) await page.setViewportSize(restore);
+  }
+}
+
+/**
+ * Checks an open auth panel at a phone's width: all of it on the screen, and each heading still
+ * showing (the topmost element at its centre is the heading, not the panel over it).
+ */
+export async function expectPanelBesideHeadings(page: Page, panel: Locator, headings: Locator[]): Promise<void> {
+  const width = page.viewportSize()?.width ?? 0;
+  const box = await panel.boundingBox();
+  expect(box, "the panel is laid out").not.toBeNull();
+  expect(box!.x).toBeGreaterThanOrEqual(0);
+  expect(box!.x + box!.width).toBeLessThanOrEqual(width);
+  for (const heading of headings) {
+    const shown = await heading.evaluate((el) => {
+      const { x, y, width, height } = el.getBoundingClientRect();
+      const top = document.elementFromPoint(x + width / 2, y + height / 2);
+      return top !== null && el.contains(top);
+    });
+    expect(shown, `${await heading.textContent()} is not covered`).toBe(true);
   }
 }

@@ -51,6 +51,8 @@ export interface GantryOptions {
   command?: "dev" | "serve";
   /** Open an IPC channel, as the control plane does, for send(). */
   ipc?: boolean;
+  /** How long to wait for "listening"; longer for a project that bundles generative UI at start. */
+  startDeadlineMs?: number;
 }
 
 export interface RunningGantry {
@@ -122,7 +124,8 @@ export async function startGantry(options: GantryOptions): Promise<RunningGantry
         child.kill("SIGKILL");
         rejectStart(new Error(`gantry dev ${why}. Its output:\n${output}`));
       };
-      const timer = setTimeout(() => fail(`did not log "listening" within ${START_DEADLINE_MS / 1000} s`), START_DEADLINE_MS);
+      const deadline = options.startDeadlineMs ?? START_DEADLINE_MS;
+      const timer = setTimeout(() => fail(`did not log "listening" within ${deadline / 1000} s`), deadline);
       child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
         output += chunk;
         pending += chunk;
@@ -182,7 +185,7 @@ export async function startGantry(options: GantryOptions): Promise<RunningGantry
  * Runs `gantry <args>` expecting it to exit on its own with an error. Starting up instead is a
  * failure reported at once (the "listening" line), not after the deadline.
  */
-export async function runGantryExpectingFailure(args: string[], env?: Record<string, string>): Promise<FailedRun> {
+export async function runGantryExpectingFailure(args: string[], env?: Record<string, string>, deadlineMs = FAILURE_DEADLINE_MS): Promise<FailedRun> {
   const child = spawnGantry(args, env);
   let stdout = "";
   let stderr = "";
@@ -194,7 +197,7 @@ export async function runGantryExpectingFailure(args: string[], env?: Record<str
       child.kill("SIGKILL");
       rejectRun(new Error(`gantry ${args.join(" ")} ${why}.\nstdout:\n${stdout}\nstderr:\n${stderr}`));
     };
-    const timer = setTimeout(() => give(`did not exit within ${FAILURE_DEADLINE_MS / 1000} s`), FAILURE_DEADLINE_MS);
+    const timer = setTimeout(() => give(`did not exit within ${deadlineMs / 1000} s`), deadlineMs);
     child.stdout!.on("data", () => {
       if (stdout.split("\n").some((line) => listeningUrl(line))) give("started listening instead of failing");
     });

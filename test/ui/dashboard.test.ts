@@ -15,7 +15,7 @@ import {
   type RunningControlPlane,
   startControlPlane,
 } from "../control-plane/support.js";
-import { describeWithChromium, expectFitsPhoneWidth, launchBrowser, requireUiBuild, type Browser } from "../support/browser.js";
+import { describeWithChromium, expectFitsPhoneWidth, expectPanelBesideHeadings, launchBrowser, requireUiBuild, type Browser } from "../support/browser.js";
 
 // Waits are for things the page shows; the deadlines only bound a failure (a build and a health
 // check take a few seconds, more on a loaded machine).
@@ -76,11 +76,29 @@ describeWithChromium(
       calls.length = 0;
     });
 
+    it("on a phone's first visit, opens the key panel on the screen beside the headings and takes the key", async () => {
+      const phone = await browser.context.newPage();
+      phone.setDefaultTimeout(SHOWN_WITHIN_MS);
+      try {
+        await phone.setViewportSize({ width: 390, height: 844 });
+        await phone.goto(cp.url);
+        await phone.locator(".error").filter({ hasText: "HTTP 401" }).first().waitFor();
+        const form = phone.locator("details.auth form");
+        await form.waitFor();
+        await expectPanelBesideHeadings(phone, form, [phone.locator("header.top h1"), phone.getByRole("heading", { name: "Deployments" })]);
+        await phone.getByLabel("API key (X-Api-Key)").fill(API_KEY);
+        await phone.getByRole("button", { name: "Save for this tab" }).click();
+        await phone.locator("p.muted").filter({ hasText: "No deployments yet." }).first().waitFor();
+      } finally {
+        await phone.close();
+      }
+    });
+
     it("serves only the pages without a key: each deployment's API still needs one", async () => {
       const id = "01234567-89ab-4def-8123-456789abcdef";
-      const view = await fetch(`${cp.url}/deployments/${id}/ui/threads`);
+      const view = await fetch(`${cp.url}/deployments/${id}/gantry/threads`);
       expect(view.status).toBe(200);
-      expect(await view.text()).toContain(`<base href="/deployments/${id}/ui/">`);
+      expect(await view.text()).toContain(`<base href="/deployments/${id}/gantry/">`);
       expect((await fetch(`${cp.url}/view/${id}`)).headers.get("content-type")).toMatch(/^text\/html/);
       expect((await fetch(`${cp.url}/deployments/${id}/ok`)).status).toBe(401);
       expect((await fetch(`${cp.url}/v2/deployments`)).status).toBe(401);
@@ -128,7 +146,7 @@ describeWithChromium(
       page.on("request", onRequest);
       try {
         await page.getByRole("link", { name: "Threads and runs" }).click();
-        await page.waitForURL(`${cp.url}/deployments/${deploymentId}/ui/`);
+        await page.waitForURL(`${cp.url}/deployments/${deploymentId}/gantry/`);
         await page.locator('.graph [data-node="__start__"]').waitFor();
         expect(routed).toContain(`/deployments/${deploymentId}/assistants/search`);
       } finally {

@@ -1,4 +1,4 @@
-// Takes README's pictures of the /ui pages (docs/ui-*.png): a real `gantry dev` on the UI test
+// Takes README's pictures of the /gantry pages (docs/ui-*.png): a real `gantry dev` on the UI test
 // graph, a few threads made through the SDK, and the same headless Chromium the tests use; then of
 // the control plane's dashboard (docs/dashboard-*.png): a real `gantry control-plane` deploying the
 // control-plane tests' fixture repository. Run with `npm run ui:screenshots` after `npm run build`.
@@ -38,17 +38,17 @@ async function threadViewScreenshots(): Promise<void> {
     page.setDefaultTimeout(15_000);
     const settle = () => page.locator(".progress").first().waitFor({ state: "detached" });
 
-    await page.goto(`${server.url}/ui/`);
+    await page.goto(`${server.url}/gantry/`);
     await page.locator('.graph [data-node="approve"]').waitFor();
     await page.screenshot({ path: join(DOCS, "ui-assistants.png") });
 
-    await page.goto(`${server.url}/ui/threads`);
+    await page.goto(`${server.url}/gantry/threads`);
     await page.locator("tr[data-thread]").first().waitFor();
     await settle();
     await page.screenshot({ path: join(DOCS, "ui-threads.png") });
 
     const thread = await client.threads.create({ metadata: { team: "blue", user: "ada" } });
-    await page.goto(`${server.url}/ui/threads/${thread.thread_id}?assistant=review`);
+    await page.goto(`${server.url}/gantry/threads/${thread.thread_id}?assistant=review`);
     await page.getByLabel("Input (JSON)").fill('{"topic": "sea otters"}');
     await page.getByRole("button", { name: "Start run" }).click();
     await page.locator(".resume").waitFor();

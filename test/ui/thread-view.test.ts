@@ -1,4 +1,4 @@
-// The thread/run view at /ui in a real headless Chromium, on a real `gantry dev` serving a graph
+// The thread/run view at /gantry in a real headless Chromium, on a real `gantry dev` serving a graph
 // that interrupts: what a user clicks, and what the API says happened.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 // Waits are for things the page shows; the deadline only bounds a failure.
 const SHOWN_WITHIN_MS = 15_000;
 
-describeWithChromium("the thread/run view at /ui", () => {
+describeWithChromium("the thread/run view at /gantry", () => {
   let server: RunningGantry;
   let browser: Browser;
   let page: Page;
@@ -28,7 +28,7 @@ describeWithChromium("the thread/run view at /ui", () => {
     await server?.stop();
   });
 
-  const open = (path: string) => page.goto(`${server.url}/ui/${path}`);
+  const open = (path: string) => page.goto(`${server.url}/gantry/${path}`);
   const shown = (selector: string, text: string | RegExp) => page.locator(selector).filter({ hasText: text }).first().waitFor();
 
   it("draws the assistant's graph, conditional edges dashed", async () => {
@@ -47,7 +47,7 @@ describeWithChromium("the thread/run view at /ui", () => {
   it("starts a run from the run panel and shows its streamed output, then the interrupt", async () => {
     await open("");
     await page.getByRole("button", { name: "New thread with this assistant" }).click();
-    await page.waitForURL(/\/ui\/threads\/[0-9a-f-]{36}/);
+    await page.waitForURL(/\/gantry\/threads\/[0-9a-f-]{36}/);
     const threadId = new URL(page.url()).pathname.split("/").pop()!;
 
     await page.getByLabel("Input (JSON)").fill('{"topic": "otters"}');
@@ -128,9 +128,9 @@ describeWithChromium("the thread/run view at /ui", () => {
     try {
       expect(new URL(prefixed.url).pathname).toBe("/agents");
       const thread = await sdkClient(prefixed.url).threads.create({ metadata: { where: "prefixed" } });
-      await page.goto(`${prefixed.url}/ui/threads`);
+      await page.goto(`${prefixed.url}/gantry/threads`);
       await page.locator(`tr[data-thread="${thread.thread_id}"] a`).click();
-      await page.waitForURL(`${prefixed.url}/ui/threads/${thread.thread_id}`);
+      await page.waitForURL(`${prefixed.url}/gantry/threads/${thread.thread_id}`);
       await shown('[aria-label="Current state"]', /"where":"prefixed"/);
     } finally {
       await prefixed.stop();

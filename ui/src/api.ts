@@ -10,7 +10,7 @@ export interface AuthHeader {
 // Session storage: the header survives reloads but not the browser session, and never leaves this tab.
 const AUTH_KEY = "gantry.auth-header";
 
-/** The API root: the page's base (`<prefix>/ui/`, set by the server) without `ui/`. */
+/** The API root: the page's base (`<prefix>/gantry/`, set by the server) without `gantry/`. */
 export function apiUrl(): string {
   return new URL("..", document.baseURI).href.replace(/\/$/, "");
 }

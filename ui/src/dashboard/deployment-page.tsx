@@ -47,7 +47,7 @@ export function DeploymentPage({ deploymentId, revisionId }: { deploymentId: str
       <section class="panel">
         <div class="title-row">
           <h2>{d.name}</h2>
-          <a class="button" href={`/deployments/${d.id}/ui/`}>
+          <a class="button" href={`/deployments/${d.id}/gantry/`}>
             Threads and runs
           </a>
         </div>
