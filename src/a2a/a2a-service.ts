@@ -2,12 +2,12 @@
 // caller's access, so custom auth applies as on the classic API, and nothing is kept in this
 // process (any replica answers for any task). A message starts a run on the thread its contextId
 // names (created when absent); a task is that run, read back through the run and output services.
-import type { JsonObject } from "../domain/records.js";
 import type { Access } from "../domain/access.js";
 import type { AssistantService } from "../domain/assistants.js";
 import type { RunOutputService } from "../domain/run-output.js";
 import type { RunService } from "../domain/runs.js";
-import type { Assistant, Run } from "../domain/records.js";
+import type { Assistant, Json, JsonObject, Run } from "../domain/records.js";
+import type { RunCreate } from "../domain/run-request.js";
 import { GantryError, notFound } from "../errors.js";
 import { isUuid, newId } from "../ids.js";
 import { describeGraphSchemas } from "../runtime/graph-info.js";
@@ -15,7 +15,7 @@ import type { GraphRegistry } from "../runtime/graph-registry.js";
 import { agentCard } from "./agent-card.js";
 import { JSONRPC_CODES, JsonRpcError, invalidParams } from "./json-rpc.js";
 import type { AgentCard, MessageSendParams, StreamEvent, Task, TaskQueryParams } from "./protocol.js";
-import { artifactUpdate, inputFromMessage, statusUpdate, taskOf } from "./task-mapping.js";
+import { artifactUpdate, inputFromMessage, resumeFromMessage, statusUpdate, taskOf, taskState } from "./task-mapping.js";
 
 export interface A2aCaller {
   access?: Access;
@@ -65,26 +65,42 @@ export function a2aService(deps: A2aServiceDeps): A2aService {
 
   const start = async (assistant: Assistant, params: MessageSendParams, caller: A2aCaller): Promise<Run> => {
     const { message } = params;
-    const input = inputFromMessage(message, { graphId: assistant.graph_id, hasMessages: await hasMessages(assistant) });
-    const contextId = message.contextId;
+    const { contextId } = message;
     if (contextId !== undefined && !isUuid(contextId)) {
       throw invalidParams(
         `params.message.contextId '${contextId}' is not a context of this server: contexts are thread ids (UUIDs); omit it to start a new one`,
       );
     }
-    const threadId = contextId ?? newId();
+    const resumed = message.taskId !== undefined ? await resumeOf(assistant, message.taskId, contextId, caller.access) : undefined;
+    const threadId = resumed?.threadId ?? contextId ?? newId();
+    const run: RunCreate = {
+      assistant_id: assistant.assistant_id,
+      if_not_exists: "create",
+      ...(params.metadata ? { metadata: params.metadata as JsonObject } : {}),
+    };
+    if (resumed?.waiting) run.command = { resume: resumeFromMessage(message) as Json };
+    else run.input = inputFromMessage(message, { graphId: assistant.graph_id, hasMessages: await hasMessages(assistant) });
     try {
-      return await runs.create(
-        threadId,
-        { assistant_id: assistant.assistant_id, input, if_not_exists: "create", ...(params.metadata ? { metadata: params.metadata as JsonObject } : {}) },
-        { headers: caller.headers },
-        caller.access,
-      );
+      return await runs.create(threadId, run, { headers: caller.headers }, caller.access);
     } catch (err) {
       // The assistant was found already: a miss here is the thread, one the caller may not see.
       if (err instanceof GantryError && err.kind === "not_found") throw invalidParams(`Context ${threadId} not found`);
       throw err;
     }
+  };
+
+  /**
+   * The thread of the task a message names, and whether that task waits for input: a reply to an
+   * input-required task resumes it, a message naming any other task just continues its context.
+   */
+  const resumeOf = async (assistant: Assistant, taskId: string, contextId: string | undefined, access: Access | undefined) => {
+    const earlier = await findRun(assistant, taskId, access);
+    if (contextId !== undefined && earlier.thread_id !== contextId) {
+      throw invalidParams(`Task ${taskId} belongs to context ${earlier.thread_id}, not to context ${contextId}`);
+    }
+    const finished = earlier.status !== "pending" && earlier.status !== "running";
+    const waiting = finished && taskState(earlier, await output.output(earlier)) === "input-required";
+    return { threadId: earlier.thread_id, waiting };
   };
 
   const findRun = async (assistant: Assistant, taskId: string, access: Access | undefined): Promise<Run> => {

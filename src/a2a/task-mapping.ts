@@ -14,9 +14,7 @@ export function inputFromMessage(message: IncomingMessage, graph: { graphId: str
   const input: JsonObject = {};
   const texts: string[] = [];
   for (const part of message.parts) {
-    if (part.kind === "file") {
-      throw new JsonRpcError(JSONRPC_CODES.contentTypeNotSupported, "File parts are not supported; send the content as text or data parts");
-    }
+    if (part.kind === "file") throw filesUnsupported();
     if (part.kind === "data") Object.assign(input, part.data as JsonObject);
     else texts.push(part.text);
   }
@@ -30,6 +28,18 @@ export function inputFromMessage(message: IncomingMessage, graph: { graphId: str
   const earlier = Array.isArray(input.messages) ? input.messages : [];
   input.messages = [...earlier, { type: "human", content, id: message.messageId }];
   return input;
+}
+
+/** What a reply to an input-required task resumes the graph with: its text, or its data when it has no text. */
+export function resumeFromMessage(message: IncomingMessage): unknown {
+  const texts: string[] = [];
+  let data: Record<string, unknown> | undefined;
+  for (const part of message.parts) {
+    if (part.kind === "file") throw filesUnsupported();
+    if (part.kind === "text") texts.push(part.text);
+    else data = { ...data, ...part.data };
+  }
+  return texts.length > 0 ? texts.join("\n") : data;
 }
 
 /** The A2A state of a run; a finished run's output tells a graph interrupt (input-required) from a completion. */
@@ -148,6 +158,8 @@ function textOf(content: unknown): string {
     .filter(Boolean)
     .join("\n");
 }
+
+const filesUnsupported = () => new JsonRpcError(JSONRPC_CODES.contentTypeNotSupported, "File parts are not supported; send the content as text or data parts");
 
 function interruptsOf(output: unknown): unknown[] {
   return isObject(output) && Array.isArray(output.__interrupt__) ? output.__interrupt__ : [];

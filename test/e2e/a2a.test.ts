@@ -147,6 +147,25 @@ describe("A2A endpoint", () => {
     TIMEOUT,
   );
 
+  it(
+    "a graph interrupt is input-required with the question, and a reply on that task resumes it",
+    async () => {
+      const client = await a2aClient(gantry.server.url, "asker");
+      const asked = await sendText(client, "Hello");
+      expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(textOf(asked.status?.message?.parts)).toBe("What is your name?");
+
+      const reply = { ...userText("Ada", asked.contextId), taskId: asked.id };
+      const answered = (await client.sendMessage({ tenant: "", message: reply, configuration: undefined, metadata: undefined })) as Task;
+      expect(answered.contextId).toBe(asked.contextId);
+      expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(textOf(answered.artifacts[0]?.parts)).toBe("Hello, Ada!");
+      const state = await gantry.client.threads.getState(asked.contextId);
+      expect(state.next).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
   it("answers an unknown assistant with the not-found error object on a 404", async () => {
     for (const id of ["no-such-graph", "00000000-0000-4000-8000-000000000000"]) {
       const response = await request(gantry.server.url, "POST", `/a2a/${id}`, { body: rpc("message/send", {}, "x") });
