@@ -33,6 +33,8 @@ export interface A2aService {
   send(assistant: Assistant, params: MessageSendParams, caller: A2aCaller): Promise<Task>;
   /** The task first, then its status and artifact updates; the last event is a final status update. */
   stream(assistant: Assistant, params: MessageSendParams, caller: A2aCaller, signal: AbortSignal): Promise<AsyncGenerator<StreamEvent>>;
+  /** The stream of a task already started (a client reconnecting), from its start. */
+  resubscribe(assistant: Assistant, taskId: string, caller: A2aCaller, signal: AbortSignal): Promise<AsyncGenerator<StreamEvent>>;
   getTask(assistant: Assistant, params: TaskQueryParams, caller: A2aCaller): Promise<Task>;
   cancelTask(assistant: Assistant, taskId: string, caller: A2aCaller): Promise<Task>;
 }
@@ -125,6 +127,32 @@ export function a2aService(deps: A2aServiceDeps): A2aService {
     return taskOf(finished, values, historyLength !== undefined ? { historyLength } : {});
   };
 
+  /**
+   * A task as a stream, read from its run's event log: the task as it stands, `working` once the
+   * run shows life, then the answer and a final status. A finished task is its final state at once.
+   */
+  const follow = async (run: Run, access: Access | undefined, historyLength: number | undefined, signal: AbortSignal): Promise<AsyncGenerator<StreamEvent>> => {
+    const finished = run.status !== "pending" && run.status !== "running";
+    const events = finished ? undefined : await output.events(run, { after: "-1", modes: ["values"], signal });
+    return (async function* () {
+      if (events) {
+        const current = taskOf(run, null);
+        yield current;
+        let working = run.status === "running";
+        for await (const _event of events) {
+          if (working) continue;
+          working = true;
+          yield statusUpdate({ ...current, status: { state: "working", timestamp: new Date().toISOString() } }, false);
+        }
+        if (signal.aborted) return;
+      }
+      const task = await finishedTask(run, access, historyLength, signal);
+      if (!events) yield task;
+      for (const artifact of task.artifacts ?? []) yield artifactUpdate(task, artifact);
+      yield statusUpdate(task, true);
+    })();
+  };
+
   return {
     async assistant(idOrGraphId, access) {
       try {
@@ -148,22 +176,11 @@ export function a2aService(deps: A2aServiceDeps): A2aService {
 
     async stream(assistant, params, caller, signal) {
       const run = await start(assistant, params, caller);
-      const events = await output.events(run, { after: "-1", modes: ["values"], signal });
-      const historyLength = params.configuration?.historyLength;
-      return (async function* () {
-        const submitted = taskOf(run, null);
-        yield submitted;
-        let working = false;
-        for await (const _event of events) {
-          if (working) continue;
-          working = true;
-          yield statusUpdate({ ...submitted, status: { state: "working", timestamp: new Date().toISOString() } }, false);
-        }
-        if (signal.aborted) return;
-        const task = await finishedTask(run, caller.access, historyLength, signal);
-        for (const artifact of task.artifacts ?? []) yield artifactUpdate(task, artifact);
-        yield statusUpdate(task, true);
-      })();
+      return follow(run, caller.access, params.configuration?.historyLength, signal);
+    },
+
+    async resubscribe(assistant, taskId, caller, signal) {
+      return follow(await findRun(assistant, taskId, caller.access), caller.access, undefined, signal);
     },
 
     async getTask(assistant, params, caller) {

@@ -5,11 +5,11 @@
 import { TaskState, type Task } from "@a2a-js/sdk";
 import type { Client as A2aClient } from "@a2a-js/sdk/client";
 import { describe, expect, it } from "vitest";
-import { a2aClient, textOf, userData, userText } from "./a2a-client.js";
+import { a2aClient, sendWithoutWaiting, textOf, userData, userText } from "./a2a-client.js";
 import { openSqliteStore } from "./backends.js";
 import { useGantry } from "./fixture.js";
 import { fixture } from "./fixture-paths.js";
-import { request, sdkClient } from "./http.js";
+import { eventually, request, sdkClient } from "./http.js";
 
 const A2A_CONFIG = fixture("a2a", "langgraph.json");
 const TIMEOUT = 60_000;
@@ -213,6 +213,43 @@ describe("A2A endpoint", () => {
       const sent = await sendText(client, "done already");
       const response = await request(gantry.server.url, "POST", "/a2a/chat", { body: rpc("tasks/cancel", { id: sent.id }) });
       expect(response.json).toMatchObject({ error: { code: -32002, message: expect.stringContaining("already finished") } });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "tasks/cancel stops a working task, which ends canceled; the classic API sees the run interrupted",
+    async () => {
+      const client = await a2aClient(gantry.server.url, "waiter");
+      const sent = await sendWithoutWaiting(client, userText("60000"));
+      await eventually("the task working", async () => {
+        const task = await client.getTask({ tenant: "", id: sent.id, historyLength: undefined });
+        return task.status?.state === TaskState.TASK_STATE_WORKING ? task : undefined;
+      });
+      const canceled = await client.cancelTask({ tenant: "", id: sent.id, metadata: undefined });
+      expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      expect((await gantry.client.runs.get(sent.contextId, sent.id)).status).toBe("interrupted");
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "tasks/resubscribe follows a task started earlier to its answer and final status",
+    async () => {
+      const client = await a2aClient(gantry.server.url, "waiter");
+      const sent = await sendWithoutWaiting(client, userText("500"));
+      const events = [];
+      for await (const event of client.resubscribeTask({ tenant: "", id: sent.id })) events.push(event.payload!);
+      expect(events[0]).toMatchObject({ $case: "task", value: { id: sent.id } });
+      const answer = events.find((e) => e.$case === "artifactUpdate");
+      expect(answer?.$case === "artifactUpdate" && textOf(answer.value.artifact?.parts)).toBe("waited 500 ms");
+      const last = events.at(-1);
+      expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+
+      // Once finished, a resubscription is the final state at once.
+      const again = [];
+      for await (const event of client.resubscribeTask({ tenant: "", id: sent.id })) again.push(event.payload!.$case);
+      expect(again).toEqual(["task", "artifactUpdate", "statusUpdate"]);
     },
     TIMEOUT,
   );
