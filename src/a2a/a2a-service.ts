@@ -6,7 +6,7 @@ import type { Access } from "../domain/access.js";
 import type { AssistantService } from "../domain/assistants.js";
 import type { RunOutputService } from "../domain/run-output.js";
 import type { RunService } from "../domain/runs.js";
-import type { Assistant, Json, JsonObject, Run } from "../domain/records.js";
+import type { Assistant, Json, JsonObject, Run, StreamMode } from "../domain/records.js";
 import type { RunCreate } from "../domain/run-request.js";
 import { GantryError, notFound } from "../errors.js";
 import { isUuid, newId } from "../ids.js";
@@ -15,7 +15,7 @@ import type { GraphRegistry } from "../runtime/graph-registry.js";
 import { agentCard } from "./agent-card.js";
 import { JSONRPC_CODES, JsonRpcError, invalidParams } from "./json-rpc.js";
 import type { AgentCard, MessageSendParams, StreamEvent, Task, TaskQueryParams } from "./protocol.js";
-import { artifactUpdate, inputFromMessage, resumeFromMessage, statusUpdate, taskOf, taskState } from "./task-mapping.js";
+import { answerChunk, artifactUpdate, inputFromMessage, resumeFromMessage, statusUpdate, taskOf, taskState } from "./task-mapping.js";
 
 export interface A2aCaller {
   access?: Access;
@@ -65,7 +65,7 @@ export function a2aService(deps: A2aServiceDeps): A2aService {
     return answer;
   };
 
-  const start = async (assistant: Assistant, params: MessageSendParams, caller: A2aCaller): Promise<Run> => {
+  const start = async (assistant: Assistant, params: MessageSendParams, caller: A2aCaller, streamModes?: StreamMode[]): Promise<Run> => {
     const { message } = params;
     const { contextId } = message;
     if (contextId !== undefined && !isUuid(contextId)) {
@@ -78,6 +78,7 @@ export function a2aService(deps: A2aServiceDeps): A2aService {
     const run: RunCreate = {
       assistant_id: assistant.assistant_id,
       if_not_exists: "create",
+      ...(streamModes ? { stream_mode: streamModes } : {}),
       ...(params.metadata ? { metadata: params.metadata as JsonObject } : {}),
     };
     if (resumed?.waiting) run.command = { resume: resumeFromMessage(message) as Json };
@@ -129,20 +130,27 @@ export function a2aService(deps: A2aServiceDeps): A2aService {
 
   /**
    * A task as a stream, read from its run's event log: the task as it stands, `working` once the
-   * run shows life, then the answer and a final status. A finished task is its final state at once.
+   * run shows life, the answer's pieces as they are written (when the run records them), then the
+   * whole answer and a final status. A finished task is its final state at once.
    */
   const follow = async (run: Run, access: Access | undefined, historyLength: number | undefined, signal: AbortSignal): Promise<AsyncGenerator<StreamEvent>> => {
     const finished = run.status !== "pending" && run.status !== "running";
-    const events = finished ? undefined : await output.events(run, { after: "-1", modes: ["values"], signal });
+    const events = finished ? undefined : await output.events(run, { after: "-1", modes: ["values", "messages-tuple"], signal });
     return (async function* () {
       if (events) {
         const current = taskOf(run, null);
         yield current;
         let working = run.status === "running";
-        for await (const _event of events) {
-          if (working) continue;
-          working = true;
-          yield statusUpdate({ ...current, status: { state: "working", timestamp: new Date().toISOString() } }, false);
+        let streamed = false;
+        for await (const event of events) {
+          if (!working) {
+            working = true;
+            yield statusUpdate({ ...current, status: { state: "working", timestamp: new Date().toISOString() } }, false);
+          }
+          const chunk = answerChunk(run.run_id, event);
+          if (!chunk) continue;
+          yield artifactUpdate(current, chunk, { append: streamed, lastChunk: false });
+          streamed = true;
         }
         if (signal.aborted) return;
       }
@@ -175,7 +183,8 @@ export function a2aService(deps: A2aServiceDeps): A2aService {
     },
 
     async stream(assistant, params, caller, signal) {
-      const run = await start(assistant, params, caller);
+      // The log then holds the answer's tokens too, for this stream and any resubscription.
+      const run = await start(assistant, params, caller, ["values", "messages-tuple"]);
       return follow(run, caller.access, params.configuration?.historyLength, signal);
     },
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Run, RunStatus } from "../domain/records.js";
 import { JSONRPC_CODES, type JsonRpcError } from "./json-rpc.js";
 import type { IncomingMessage } from "./protocol.js";
-import { inputFromMessage, resumeFromMessage, taskOf, taskState } from "./task-mapping.js";
+import { answerChunk, inputFromMessage, resumeFromMessage, taskOf, taskState } from "./task-mapping.js";
 
 const run = (status: RunStatus): Run =>
   ({ run_id: "r1", thread_id: "t1", assistant_id: "a1", status, updated_at: "2026-01-01T00:00:00.000Z" }) as unknown as Run;
@@ -123,5 +123,21 @@ describe("taskOf", () => {
     const task = taskOf(run("running"), null);
     expect(task.status).toEqual({ state: "working", timestamp: "2026-01-01T00:00:00.000Z" });
     expect(task.artifacts).toEqual([]);
+  });
+});
+
+describe("answerChunk", () => {
+  it("takes the text of root AI message events and nothing else", () => {
+    const event = (name: string, type: string, content: unknown) => ({ event: name, data: [{ type, content }, {}] });
+    expect(answerChunk("r1", event("messages", "AIMessageChunk", "he"))).toEqual({
+      artifactId: "r1-answer",
+      name: "Assistant Response",
+      parts: [{ kind: "text", text: "he" }],
+    });
+    expect(answerChunk("r1", event("messages", "ai", [{ type: "text", text: "whole" }]))?.parts).toEqual([{ kind: "text", text: "whole" }]);
+    expect(answerChunk("r1", event("messages", "human", "hi"))).toBeUndefined();
+    expect(answerChunk("r1", event("messages", "AIMessageChunk", ""))).toBeUndefined();
+    expect(answerChunk("r1", event("messages|sub:1", "AIMessageChunk", "x"))).toBeUndefined();
+    expect(answerChunk("r1", { event: "values", data: { messages: [] } })).toBeUndefined();
   });
 });

@@ -84,9 +84,29 @@ export function statusUpdate(task: Task, final: boolean): TaskStatusUpdateEvent 
   return { kind: "status-update", taskId: task.id, contextId: task.contextId, status: task.status, final };
 }
 
-export function artifactUpdate(task: Task, artifact: Artifact): TaskArtifactUpdateEvent {
-  return { kind: "artifact-update", taskId: task.id, contextId: task.contextId, artifact, append: false, lastChunk: true };
+/** An artifact update: by default the whole artifact, replacing what came before. */
+export function artifactUpdate(
+  task: Task,
+  artifact: Artifact,
+  chunk: { append: boolean; lastChunk: boolean } = { append: false, lastChunk: true },
+): TaskArtifactUpdateEvent {
+  return { kind: "artifact-update", taskId: task.id, contextId: task.contextId, artifact, ...chunk };
 }
+
+/**
+ * A piece of the answer while it is written: the text of an AI message (or token chunk) in a
+ * root-graph `messages` event; the final answer artifact replaces the pieces once the run ends.
+ */
+export function answerChunk(runId: string, event: { event: string; data: unknown }): Artifact | undefined {
+  if (event.event !== "messages" || !Array.isArray(event.data)) return undefined;
+  const message: unknown = event.data[0];
+  if (!isObject(message) || (message.type !== "AIMessageChunk" && message.type !== "ai")) return undefined;
+  const text = textOf(message.content);
+  return text ? { artifactId: answerArtifactId(runId), name: ANSWER_NAME, parts: [{ kind: "text", text }] } : undefined;
+}
+
+const ANSWER_NAME = "Assistant Response";
+const answerArtifactId = (runId: string) => `${runId}-answer`;
 
 /**
  * The answer: the last AI message's text for a messages-based graph, the final values as a data
@@ -98,7 +118,7 @@ function answerArtifact(run: Run, output: unknown): Artifact | undefined {
   const values: Record<string, unknown> = { ...output };
   delete values.__interrupt__;
   const parts: Part[] = reply !== undefined ? [{ kind: "text", text: reply }] : [{ kind: "data", data: values }];
-  return { artifactId: `${run.run_id}-answer`, name: "Assistant Response", parts };
+  return { artifactId: answerArtifactId(run.run_id), name: ANSWER_NAME, parts };
 }
 
 function statusMessage(state: TaskState, output: unknown, ids: { contextId: string; taskId: string }): Message | undefined {

@@ -104,22 +104,43 @@ describe("A2A endpoint", () => {
     "message/stream sends the task, then working, the answer artifact and a final completed status",
     async () => {
       const client = await a2aClient(gantry.server.url, "chat");
-      const kinds: string[] = [];
-      let taskId = "";
-      let answer = "";
-      let finalState: TaskState | undefined;
+      const events = [];
       for await (const event of client.sendMessageStream({ tenant: "", message: userText("stream me"), configuration: undefined, metadata: undefined })) {
-        const payload = event.payload!;
-        kinds.push(payload.$case);
-        if (payload.$case === "task") taskId = payload.value.id;
-        if (payload.$case === "artifactUpdate") answer = textOf(payload.value.artifact?.parts);
-        if (payload.$case === "statusUpdate") finalState = payload.value.status?.state;
+        events.push(event.payload!);
       }
-      expect(kinds).toEqual(["task", "statusUpdate", "artifactUpdate", "statusUpdate"]);
-      expect(answer).toBe("echo: stream me (turn 1)");
-      expect(finalState).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(events.slice(0, 2).map((e) => e.$case)).toEqual(["task", "statusUpdate"]);
+      const answer = events.filter((e) => e.$case === "artifactUpdate").at(-1);
+      expect(answer?.$case === "artifactUpdate" && [textOf(answer.value.artifact?.parts), answer.value.append, answer.value.lastChunk]).toEqual([
+        "echo: stream me (turn 1)",
+        false,
+        true,
+      ]);
+      const last = events.at(-1);
+      expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      const taskId = events[0]?.$case === "task" ? events[0].value.id : "";
       const task = await client.getTask({ tenant: "", id: taskId, historyLength: undefined });
       expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "message/stream streams a model's answer token by token as appended artifact chunks, then the whole answer",
+    async () => {
+      const client = await a2aClient(gantry.server.url, "talker");
+      const chunks: Array<{ text: string; append: boolean; lastChunk: boolean }> = [];
+      for await (const event of client.sendMessageStream({ tenant: "", message: userText("hi"), configuration: undefined, metadata: undefined })) {
+        if (event.payload?.$case === "artifactUpdate") {
+          const { artifact, append, lastChunk } = event.payload.value;
+          chunks.push({ text: textOf(artifact?.parts), append, lastChunk });
+        }
+      }
+      const pieces = chunks.filter((c) => !c.lastChunk);
+      expect(pieces.length).toBeGreaterThan(1);
+      expect(pieces[0]?.append).toBe(false);
+      expect(pieces.slice(1).every((c) => c.append)).toBe(true);
+      expect(pieces.map((c) => c.text).join("")).toBe("hello there");
+      expect(chunks.at(-1)).toEqual({ text: "hello there", append: false, lastChunk: true });
     },
     TIMEOUT,
   );
