@@ -86,6 +86,19 @@ describe("A2A endpoint", () => {
   );
 
   it(
+    "a graph that throws ends its task failed, with the error as the status message",
+    async () => {
+      const client = await a2aClient(gantry.server.url, "chat");
+      const task = await sendText(client, "fail");
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect(textOf(task.status?.message?.parts)).toContain("asked to fail");
+      expect(task.artifacts).toEqual([]);
+      expect((await gantry.client.runs.get(task.contextId, task.id)).status).toBe("error");
+    },
+    TIMEOUT,
+  );
+
+  it(
     "tasks/get reads a task back, with historyLength",
     async () => {
       const client = await a2aClient(gantry.server.url, "chat");
