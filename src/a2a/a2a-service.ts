@@ -2,12 +2,12 @@
 // caller's access, so custom auth applies as on the classic API, and nothing is kept in this
 // process (any replica answers for any task). A message starts a run on the thread its contextId
 // names (created when absent); a task is that run, read back through the run and output services.
-import type { JsonObject } from "../domain/records.js";
 import type { Access } from "../domain/access.js";
 import type { AssistantService } from "../domain/assistants.js";
 import type { RunOutputService } from "../domain/run-output.js";
 import type { RunService } from "../domain/runs.js";
-import type { Assistant, Run } from "../domain/records.js";
+import type { Assistant, Json, JsonObject, Run, StreamMode } from "../domain/records.js";
+import type { RunCreate } from "../domain/run-request.js";
 import { GantryError, notFound } from "../errors.js";
 import { isUuid, newId } from "../ids.js";
 import { describeGraphSchemas } from "../runtime/graph-info.js";
@@ -15,7 +15,7 @@ import type { GraphRegistry } from "../runtime/graph-registry.js";
 import { agentCard } from "./agent-card.js";
 import { JSONRPC_CODES, JsonRpcError, invalidParams } from "./json-rpc.js";
 import type { AgentCard, MessageSendParams, StreamEvent, Task, TaskQueryParams } from "./protocol.js";
-import { artifactUpdate, inputFromMessage, statusUpdate, taskOf } from "./task-mapping.js";
+import { answerChunk, artifactUpdate, inputFromMessage, resumeFromMessage, statusUpdate, taskOf, taskState } from "./task-mapping.js";
 
 export interface A2aCaller {
   access?: Access;
@@ -33,6 +33,8 @@ export interface A2aService {
   send(assistant: Assistant, params: MessageSendParams, caller: A2aCaller): Promise<Task>;
   /** The task first, then its status and artifact updates; the last event is a final status update. */
   stream(assistant: Assistant, params: MessageSendParams, caller: A2aCaller, signal: AbortSignal): Promise<AsyncGenerator<StreamEvent>>;
+  /** The stream of a task already started (a client reconnecting), from its start. */
+  resubscribe(assistant: Assistant, taskId: string, caller: A2aCaller, signal: AbortSignal): Promise<AsyncGenerator<StreamEvent>>;
   getTask(assistant: Assistant, params: TaskQueryParams, caller: A2aCaller): Promise<Task>;
   cancelTask(assistant: Assistant, taskId: string, caller: A2aCaller): Promise<Task>;
 }
@@ -63,28 +65,45 @@ export function a2aService(deps: A2aServiceDeps): A2aService {
     return answer;
   };
 
-  const start = async (assistant: Assistant, params: MessageSendParams, caller: A2aCaller): Promise<Run> => {
+  const start = async (assistant: Assistant, params: MessageSendParams, caller: A2aCaller, streamModes?: StreamMode[]): Promise<Run> => {
     const { message } = params;
-    const input = inputFromMessage(message, { graphId: assistant.graph_id, hasMessages: await hasMessages(assistant) });
-    const contextId = message.contextId;
+    const { contextId } = message;
     if (contextId !== undefined && !isUuid(contextId)) {
       throw invalidParams(
         `params.message.contextId '${contextId}' is not a context of this server: contexts are thread ids (UUIDs); omit it to start a new one`,
       );
     }
-    const threadId = contextId ?? newId();
+    const resumed = message.taskId !== undefined ? await resumeOf(assistant, message.taskId, contextId, caller.access) : undefined;
+    const threadId = resumed?.threadId ?? contextId ?? newId();
+    const run: RunCreate = {
+      assistant_id: assistant.assistant_id,
+      if_not_exists: "create",
+      ...(streamModes ? { stream_mode: streamModes } : {}),
+      ...(params.metadata ? { metadata: params.metadata as JsonObject } : {}),
+    };
+    if (resumed?.waiting) run.command = { resume: resumeFromMessage(message) as Json };
+    else run.input = inputFromMessage(message, { graphId: assistant.graph_id, hasMessages: await hasMessages(assistant) });
     try {
-      return await runs.create(
-        threadId,
-        { assistant_id: assistant.assistant_id, input, if_not_exists: "create", ...(params.metadata ? { metadata: params.metadata as JsonObject } : {}) },
-        { headers: caller.headers },
-        caller.access,
-      );
+      return await runs.create(threadId, run, { headers: caller.headers }, caller.access);
     } catch (err) {
       // The assistant was found already: a miss here is the thread, one the caller may not see.
       if (err instanceof GantryError && err.kind === "not_found") throw invalidParams(`Context ${threadId} not found`);
       throw err;
     }
+  };
+
+  /**
+   * The thread of the task a message names, and whether that task waits for input: a reply to an
+   * input-required task resumes it, a message naming any other task just continues its context.
+   */
+  const resumeOf = async (assistant: Assistant, taskId: string, contextId: string | undefined, access: Access | undefined) => {
+    const earlier = await findRun(assistant, taskId, access);
+    if (contextId !== undefined && earlier.thread_id !== contextId) {
+      throw invalidParams(`Task ${taskId} belongs to context ${earlier.thread_id}, not to context ${contextId}`);
+    }
+    const finished = earlier.status !== "pending" && earlier.status !== "running";
+    const waiting = finished && taskState(earlier, await output.output(earlier)) === "input-required";
+    return { threadId: earlier.thread_id, waiting };
   };
 
   const findRun = async (assistant: Assistant, taskId: string, access: Access | undefined): Promise<Run> => {
@@ -109,6 +128,39 @@ export function a2aService(deps: A2aServiceDeps): A2aService {
     return taskOf(finished, values, historyLength !== undefined ? { historyLength } : {});
   };
 
+  /**
+   * A task as a stream, read from its run's event log: the task as it stands, `working` once the
+   * run shows life, the answer's pieces as they are written (when the run records them), then the
+   * whole answer and a final status. A finished task is its final state at once.
+   */
+  const follow = async (run: Run, access: Access | undefined, historyLength: number | undefined, signal: AbortSignal): Promise<AsyncGenerator<StreamEvent>> => {
+    const finished = run.status !== "pending" && run.status !== "running";
+    const events = finished ? undefined : await output.events(run, { after: "-1", modes: ["values", "messages-tuple"], signal });
+    return (async function* () {
+      if (events) {
+        const current = taskOf(run, null);
+        yield current;
+        let working = run.status === "running";
+        let streamed = false;
+        for await (const event of events) {
+          if (!working) {
+            working = true;
+            yield statusUpdate({ ...current, status: { state: "working", timestamp: new Date().toISOString() } }, false);
+          }
+          const chunk = answerChunk(run.run_id, event);
+          if (!chunk) continue;
+          yield artifactUpdate(current, chunk, { append: streamed, lastChunk: false });
+          streamed = true;
+        }
+        if (signal.aborted) return;
+      }
+      const task = await finishedTask(run, access, historyLength, signal);
+      if (!events) yield task;
+      for (const artifact of task.artifacts ?? []) yield artifactUpdate(task, artifact);
+      yield statusUpdate(task, true);
+    })();
+  };
+
   return {
     async assistant(idOrGraphId, access) {
       try {
@@ -131,23 +183,13 @@ export function a2aService(deps: A2aServiceDeps): A2aService {
     },
 
     async stream(assistant, params, caller, signal) {
-      const run = await start(assistant, params, caller);
-      const events = await output.events(run, { after: "-1", modes: ["values"], signal });
-      const historyLength = params.configuration?.historyLength;
-      return (async function* () {
-        const submitted = taskOf(run, null);
-        yield submitted;
-        let working = false;
-        for await (const _event of events) {
-          if (working) continue;
-          working = true;
-          yield statusUpdate({ ...submitted, status: { state: "working", timestamp: new Date().toISOString() } }, false);
-        }
-        if (signal.aborted) return;
-        const task = await finishedTask(run, caller.access, historyLength, signal);
-        for (const artifact of task.artifacts ?? []) yield artifactUpdate(task, artifact);
-        yield statusUpdate(task, true);
-      })();
+      // The log then holds the answer's tokens too, for this stream and any resubscription.
+      const run = await start(assistant, params, caller, ["values", "messages-tuple"]);
+      return follow(run, caller.access, params.configuration?.historyLength, signal);
+    },
+
+    async resubscribe(assistant, taskId, caller, signal) {
+      return follow(await findRun(assistant, taskId, caller.access), caller.access, undefined, signal);
     },
 
     async getTask(assistant, params, caller) {

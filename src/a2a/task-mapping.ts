@@ -14,9 +14,7 @@ export function inputFromMessage(message: IncomingMessage, graph: { graphId: str
   const input: JsonObject = {};
   const texts: string[] = [];
   for (const part of message.parts) {
-    if (part.kind === "file") {
-      throw new JsonRpcError(JSONRPC_CODES.contentTypeNotSupported, "File parts are not supported; send the content as text or data parts");
-    }
+    if (part.kind === "file") throw filesUnsupported();
     if (part.kind === "data") Object.assign(input, part.data as JsonObject);
     else texts.push(part.text);
   }
@@ -30,6 +28,18 @@ export function inputFromMessage(message: IncomingMessage, graph: { graphId: str
   const earlier = Array.isArray(input.messages) ? input.messages : [];
   input.messages = [...earlier, { type: "human", content, id: message.messageId }];
   return input;
+}
+
+/** What a reply to an input-required task resumes the graph with: its text, or its data when it has no text. */
+export function resumeFromMessage(message: IncomingMessage): unknown {
+  const texts: string[] = [];
+  let data: Record<string, unknown> | undefined;
+  for (const part of message.parts) {
+    if (part.kind === "file") throw filesUnsupported();
+    if (part.kind === "text") texts.push(part.text);
+    else data = { ...data, ...part.data };
+  }
+  return texts.length > 0 ? texts.join("\n") : data;
 }
 
 /** The A2A state of a run; a finished run's output tells a graph interrupt (input-required) from a completion. */
@@ -74,9 +84,29 @@ export function statusUpdate(task: Task, final: boolean): TaskStatusUpdateEvent 
   return { kind: "status-update", taskId: task.id, contextId: task.contextId, status: task.status, final };
 }
 
-export function artifactUpdate(task: Task, artifact: Artifact): TaskArtifactUpdateEvent {
-  return { kind: "artifact-update", taskId: task.id, contextId: task.contextId, artifact, append: false, lastChunk: true };
+/** An artifact update: by default the whole artifact, replacing what came before. */
+export function artifactUpdate(
+  task: Task,
+  artifact: Artifact,
+  chunk: { append: boolean; lastChunk: boolean } = { append: false, lastChunk: true },
+): TaskArtifactUpdateEvent {
+  return { kind: "artifact-update", taskId: task.id, contextId: task.contextId, artifact, ...chunk };
 }
+
+/**
+ * A piece of the answer while it is written: the text of an AI message (or token chunk) in a
+ * root-graph `messages` event; the final answer artifact replaces the pieces once the run ends.
+ */
+export function answerChunk(runId: string, event: { event: string; data: unknown }): Artifact | undefined {
+  if (event.event !== "messages" || !Array.isArray(event.data)) return undefined;
+  const message: unknown = event.data[0];
+  if (!isObject(message) || (message.type !== "AIMessageChunk" && message.type !== "ai")) return undefined;
+  const text = textOf(message.content);
+  return text ? { artifactId: answerArtifactId(runId), name: ANSWER_NAME, parts: [{ kind: "text", text }] } : undefined;
+}
+
+const ANSWER_NAME = "Assistant Response";
+const answerArtifactId = (runId: string) => `${runId}-answer`;
 
 /**
  * The answer: the last AI message's text for a messages-based graph, the final values as a data
@@ -88,7 +118,7 @@ function answerArtifact(run: Run, output: unknown): Artifact | undefined {
   const values: Record<string, unknown> = { ...output };
   delete values.__interrupt__;
   const parts: Part[] = reply !== undefined ? [{ kind: "text", text: reply }] : [{ kind: "data", data: values }];
-  return { artifactId: `${run.run_id}-answer`, name: "Assistant Response", parts };
+  return { artifactId: answerArtifactId(run.run_id), name: ANSWER_NAME, parts };
 }
 
 function statusMessage(state: TaskState, output: unknown, ids: { contextId: string; taskId: string }): Message | undefined {
@@ -148,6 +178,8 @@ function textOf(content: unknown): string {
     .filter(Boolean)
     .join("\n");
 }
+
+const filesUnsupported = () => new JsonRpcError(JSONRPC_CODES.contentTypeNotSupported, "File parts are not supported; send the content as text or data parts");
 
 function interruptsOf(output: unknown): unknown[] {
   return isObject(output) && Array.isArray(output.__interrupt__) ? output.__interrupt__ : [];

@@ -1,7 +1,7 @@
 // The official A2A JS client (@a2a-js/sdk) pointed at a Gantry assistant, as another agent would
 // use it: it reads the agent card, sees a v0.3 card and speaks v0.3 JSON-RPC to the card's URL.
 import { randomUUID } from "node:crypto";
-import { Role, type Message, type Part } from "@a2a-js/sdk";
+import { Role, type Message, type Part, type Task } from "@a2a-js/sdk";
 import { type Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 
 /** A client for one assistant; `headers` go with every request (the card's too), e.g. Authorization. */
@@ -40,4 +40,10 @@ function userMessage(parts: Part[], contextId: string): Message {
 /** The text of a message's or artifact's parts. */
 export function textOf(parts: Part[] | undefined): string {
   return (parts ?? []).map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
+}
+
+/** message/send with `blocking: false` (v1.0's returnImmediately): the task as soon as its run is queued. */
+export async function sendWithoutWaiting(client: Client, message: Message): Promise<Task> {
+  const configuration = { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true };
+  return (await client.sendMessage({ tenant: "", message, configuration, metadata: undefined })) as Task;
 }

@@ -1,13 +1,13 @@
 // The A2A endpoint on two `gantry serve` replicas sharing PostgreSQL and Redis, through the
-// official A2A JS client: a task started on one replica is read on the other, and a conversation
-// begun on one continues on the other, because A2A keeps nothing in the process.
+// official A2A JS client: a task started on one replica is read, streamed and cancelled on the
+// other, and a conversation begun on one continues on the other: A2A keeps nothing in the process.
 import { TaskState, type Task } from "@a2a-js/sdk";
 import type { Client as A2aClient } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { freshSchemaName, onTestDatabase, TEST_DATABASE_URL } from "../support/postgres.js";
 import { deleteKeys, describeWithPostgresAndRedis, freshKeyPrefix, TEST_REDIS_URL } from "../support/redis.js";
-import { a2aClient, textOf, userText } from "./a2a-client.js";
+import { a2aClient, sendWithoutWaiting, textOf, userText } from "./a2a-client.js";
 import { fixture } from "./fixture-paths.js";
 import { eventually, request, sdkClient } from "./http.js";
 
@@ -88,6 +88,7 @@ await describeWithPostgresAndRedis("A2A on two gantry serve replicas", () => {
       expect(textOf(done.artifacts[0]?.parts)).toBe("echo: background (turn 1)");
 
       const kinds: string[] = [];
+      let answer = "";
       for await (const event of onB.sendMessageStream({
         tenant: "",
         message: userText("streamed", done.contextId),
@@ -95,9 +96,27 @@ await describeWithPostgresAndRedis("A2A on two gantry serve replicas", () => {
         metadata: undefined,
       })) {
         kinds.push(event.payload!.$case);
-        if (event.payload!.$case === "artifactUpdate") expect(textOf(event.payload!.value.artifact?.parts)).toBe("echo: streamed (turn 2)");
+        if (event.payload!.$case === "artifactUpdate" && event.payload!.value.lastChunk) answer = textOf(event.payload!.value.artifact?.parts);
       }
-      expect(kinds).toEqual(["task", "statusUpdate", "artifactUpdate", "statusUpdate"]);
+      expect([kinds[0], kinds[1], kinds.at(-1)]).toEqual(["task", "statusUpdate", "statusUpdate"]);
+      expect(answer).toBe("echo: streamed (turn 2)");
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a task working on one replica is seen working and cancelled through the other",
+    async () => {
+      const onA = await a2aClient(a.url, "waiter");
+      const onB = await a2aClient(b.url, "waiter");
+      const sent = await sendWithoutWaiting(onA, userText("60000"));
+      await eventually("the task working, as read on replica B", async () => {
+        const task = await onB.getTask({ tenant: "", id: sent.id, historyLength: undefined });
+        return task.status?.state === TaskState.TASK_STATE_WORKING ? task : undefined;
+      });
+      const canceled = await onB.cancelTask({ tenant: "", id: sent.id, metadata: undefined });
+      expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      expect((await onA.getTask({ tenant: "", id: sent.id, historyLength: undefined })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     },
     TIMEOUT,
   );

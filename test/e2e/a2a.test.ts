@@ -5,11 +5,11 @@
 import { TaskState, type Task } from "@a2a-js/sdk";
 import type { Client as A2aClient } from "@a2a-js/sdk/client";
 import { describe, expect, it } from "vitest";
-import { a2aClient, textOf, userData, userText } from "./a2a-client.js";
+import { a2aClient, sendWithoutWaiting, textOf, userData, userText } from "./a2a-client.js";
 import { openSqliteStore } from "./backends.js";
 import { useGantry } from "./fixture.js";
 import { fixture } from "./fixture-paths.js";
-import { request, sdkClient } from "./http.js";
+import { eventually, request, sdkClient } from "./http.js";
 
 const A2A_CONFIG = fixture("a2a", "langgraph.json");
 const TIMEOUT = 60_000;
@@ -86,6 +86,19 @@ describe("A2A endpoint", () => {
   );
 
   it(
+    "a graph that throws ends its task failed, with the error as the status message",
+    async () => {
+      const client = await a2aClient(gantry.server.url, "chat");
+      const task = await sendText(client, "fail");
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect(textOf(task.status?.message?.parts)).toContain("asked to fail");
+      expect(task.artifacts).toEqual([]);
+      expect((await gantry.client.runs.get(task.contextId, task.id)).status).toBe("error");
+    },
+    TIMEOUT,
+  );
+
+  it(
     "tasks/get reads a task back, with historyLength",
     async () => {
       const client = await a2aClient(gantry.server.url, "chat");
@@ -104,22 +117,43 @@ describe("A2A endpoint", () => {
     "message/stream sends the task, then working, the answer artifact and a final completed status",
     async () => {
       const client = await a2aClient(gantry.server.url, "chat");
-      const kinds: string[] = [];
-      let taskId = "";
-      let answer = "";
-      let finalState: TaskState | undefined;
+      const events = [];
       for await (const event of client.sendMessageStream({ tenant: "", message: userText("stream me"), configuration: undefined, metadata: undefined })) {
-        const payload = event.payload!;
-        kinds.push(payload.$case);
-        if (payload.$case === "task") taskId = payload.value.id;
-        if (payload.$case === "artifactUpdate") answer = textOf(payload.value.artifact?.parts);
-        if (payload.$case === "statusUpdate") finalState = payload.value.status?.state;
+        events.push(event.payload!);
       }
-      expect(kinds).toEqual(["task", "statusUpdate", "artifactUpdate", "statusUpdate"]);
-      expect(answer).toBe("echo: stream me (turn 1)");
-      expect(finalState).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(events.slice(0, 2).map((e) => e.$case)).toEqual(["task", "statusUpdate"]);
+      const answer = events.filter((e) => e.$case === "artifactUpdate").at(-1);
+      expect(answer?.$case === "artifactUpdate" && [textOf(answer.value.artifact?.parts), answer.value.append, answer.value.lastChunk]).toEqual([
+        "echo: stream me (turn 1)",
+        false,
+        true,
+      ]);
+      const last = events.at(-1);
+      expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      const taskId = events[0]?.$case === "task" ? events[0].value.id : "";
       const task = await client.getTask({ tenant: "", id: taskId, historyLength: undefined });
       expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "message/stream streams a model's answer token by token as appended artifact chunks, then the whole answer",
+    async () => {
+      const client = await a2aClient(gantry.server.url, "talker");
+      const chunks: Array<{ text: string; append: boolean; lastChunk: boolean }> = [];
+      for await (const event of client.sendMessageStream({ tenant: "", message: userText("hi"), configuration: undefined, metadata: undefined })) {
+        if (event.payload?.$case === "artifactUpdate") {
+          const { artifact, append, lastChunk } = event.payload.value;
+          chunks.push({ text: textOf(artifact?.parts), append, lastChunk });
+        }
+      }
+      const pieces = chunks.filter((c) => !c.lastChunk);
+      expect(pieces.length).toBeGreaterThan(1);
+      expect(pieces[0]?.append).toBe(false);
+      expect(pieces.slice(1).every((c) => c.append)).toBe(true);
+      expect(pieces.map((c) => c.text).join("")).toBe("hello there");
+      expect(chunks.at(-1)).toEqual({ text: "hello there", append: false, lastChunk: true });
     },
     TIMEOUT,
   );
@@ -143,6 +177,25 @@ describe("A2A endpoint", () => {
       expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       const data = task.artifacts[0]?.parts[0]?.content;
       expect(data).toEqual({ $case: "data", value: { count: 42 } });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a graph interrupt is input-required with the question, and a reply on that task resumes it",
+    async () => {
+      const client = await a2aClient(gantry.server.url, "asker");
+      const asked = await sendText(client, "Hello");
+      expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(textOf(asked.status?.message?.parts)).toBe("What is your name?");
+
+      const reply = { ...userText("Ada", asked.contextId), taskId: asked.id };
+      const answered = (await client.sendMessage({ tenant: "", message: reply, configuration: undefined, metadata: undefined })) as Task;
+      expect(answered.contextId).toBe(asked.contextId);
+      expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(textOf(answered.artifacts[0]?.parts)).toBe("Hello, Ada!");
+      const state = await gantry.client.threads.getState(asked.contextId);
+      expect(state.next).toEqual([]);
     },
     TIMEOUT,
   );
@@ -194,6 +247,43 @@ describe("A2A endpoint", () => {
       const sent = await sendText(client, "done already");
       const response = await request(gantry.server.url, "POST", "/a2a/chat", { body: rpc("tasks/cancel", { id: sent.id }) });
       expect(response.json).toMatchObject({ error: { code: -32002, message: expect.stringContaining("already finished") } });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "tasks/cancel stops a working task, which ends canceled; the classic API sees the run interrupted",
+    async () => {
+      const client = await a2aClient(gantry.server.url, "waiter");
+      const sent = await sendWithoutWaiting(client, userText("60000"));
+      await eventually("the task working", async () => {
+        const task = await client.getTask({ tenant: "", id: sent.id, historyLength: undefined });
+        return task.status?.state === TaskState.TASK_STATE_WORKING ? task : undefined;
+      });
+      const canceled = await client.cancelTask({ tenant: "", id: sent.id, metadata: undefined });
+      expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      expect((await gantry.client.runs.get(sent.contextId, sent.id)).status).toBe("interrupted");
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "tasks/resubscribe follows a task started earlier to its answer and final status",
+    async () => {
+      const client = await a2aClient(gantry.server.url, "waiter");
+      const sent = await sendWithoutWaiting(client, userText("500"));
+      const events = [];
+      for await (const event of client.resubscribeTask({ tenant: "", id: sent.id })) events.push(event.payload!);
+      expect(events[0]).toMatchObject({ $case: "task", value: { id: sent.id } });
+      const answer = events.find((e) => e.$case === "artifactUpdate");
+      expect(answer?.$case === "artifactUpdate" && textOf(answer.value.artifact?.parts)).toBe("waited 500 ms");
+      const last = events.at(-1);
+      expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+
+      // Once finished, a resubscription is the final state at once.
+      const again = [];
+      for await (const event of client.resubscribeTask({ tenant: "", id: sent.id })) again.push(event.payload!.$case);
+      expect(again).toEqual(["task", "artifactUpdate", "statusUpdate"]);
     },
     TIMEOUT,
   );

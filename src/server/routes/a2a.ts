@@ -19,7 +19,7 @@ const TAG = "A2A";
 
 const AgentCardQuery = z.object({ assistant_id: z.string().min(1) });
 
-const METHODS = ["message/send", "message/stream", "tasks/get", "tasks/cancel"];
+const METHODS = ["message/send", "message/stream", "tasks/get", "tasks/cancel", "tasks/resubscribe"];
 
 export function a2aRoutes(deps: { a2a: A2aService; prefix: string; log: Logger }): RouteSpec[] {
   const { a2a, log } = deps;
@@ -36,10 +36,11 @@ export function a2aRoutes(deps: { a2a: A2aService; prefix: string; log: Logger }
         return c.json(success(id, await a2a.send(assistant, readParams(MessageSendParams, params, method), caller)));
       case "message/stream": {
         const sendParams = readParams(MessageSendParams, params, method);
-        // Aborted when the client leaves, so the log reader lets go at once; the run goes on.
-        const reader = new AbortController();
-        const events = await a2a.stream(assistant, sendParams, caller, reader.signal);
-        return sseResponse(c, frames(c, id, events), { onDisconnect: () => reader.abort() });
+        return stream(c, id, (signal) => a2a.stream(assistant, sendParams, caller, signal));
+      }
+      case "tasks/resubscribe": {
+        const taskId = readParams(TaskIdParams, params, method).id;
+        return stream(c, id, (signal) => a2a.resubscribe(assistant, taskId, caller, signal));
       }
       case "tasks/get":
         return c.json(success(id, await a2a.getTask(assistant, readParams(TaskQueryParams, params, method), caller)));
@@ -53,6 +54,13 @@ export function a2aRoutes(deps: { a2a: A2aService; prefix: string; log: Logger }
       default:
         throw new JsonRpcError(JSONRPC_CODES.methodNotFound, `Method '${method}' not found; this endpoint serves ${METHODS.join(", ")}`);
     }
+  };
+
+  const stream = async (c: Context<AppEnv>, id: JsonRpcId, open: (signal: AbortSignal) => Promise<AsyncGenerator<StreamEvent>>) => {
+    // Aborted when the client leaves, so the log reader lets go at once; the run goes on.
+    const reader = new AbortController();
+    const events = await open(reader.signal);
+    return sseResponse(c, frames(c, id, events), { onDisconnect: () => reader.abort() });
   };
 
   /** Each event as a JSON-RPC response to the request; a failure mid-stream ends it with an error object. */
@@ -84,7 +92,7 @@ export function a2aRoutes(deps: { a2a: A2aService; prefix: string; log: Logger }
       method: "post",
       path: "/a2a/:assistant_id",
       tag: TAG,
-      summary: "A2A JSON-RPC 2.0: message/send, message/stream (SSE), tasks/get, tasks/cancel",
+      summary: "A2A JSON-RPC 2.0: message/send, message/stream (SSE), tasks/get, tasks/cancel, tasks/resubscribe (SSE)",
       responses: { 200: "JSON-RPC response (or an SSE stream of them for message/stream), errors included", 404: "Assistant not found (JSON-RPC error)" },
       handler: async (c) => {
         let body: unknown;
