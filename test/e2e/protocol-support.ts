@@ -33,12 +33,20 @@ export async function collectRun(
   await start();
   const events: Event[] = [];
   let terminals = 0;
-  const deadline = setTimeout(() => handle.close(), options.deadlineMs ?? 30_000);
+  let closed = false;
+  const deadline = setTimeout(() => {
+    closed = true;
+    handle.close();
+  }, options.deadlineMs ?? 30_000);
   try {
-    for await (const event of handle as AsyncIterable<Event>) {
-      if ((event.seq ?? 0) <= seen) continue;
-      events.push(event);
-      if (isRootTerminal(event) && ++terminals >= (options.terminals ?? 1)) break;
+    // The SDK pauses a subscription after a root terminal event until the next run's events come.
+    while (!closed) {
+      for await (const event of handle as AsyncIterable<Event>) {
+        if ((event.seq ?? 0) <= seen) continue;
+        events.push(event);
+        if (isRootTerminal(event) && ++terminals >= (options.terminals ?? 1)) return events;
+      }
+      await handle.waitForResume();
     }
   } finally {
     clearTimeout(deadline);
@@ -102,4 +110,37 @@ export async function readEvents(
     clearTimeout(timer);
     abort.abort();
   }
+}
+
+/**
+ * A fetch for the SDK whose first event stream breaks after `events` SSE frames, as a network drop
+ * would; every later request goes through untouched.
+ */
+export function dropAfter(events: number): { fetch: typeof fetch; dropped(): boolean } {
+  let dropped = false;
+  let armed = true;
+  const dropping: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    if (!armed || !url.endsWith("/stream/events") || !response.body) return response;
+    armed = false;
+    let frames = 0;
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        controller.enqueue(value);
+        frames += new TextDecoder().decode(value).split("\n\n").length - 1;
+        if (frames >= events) {
+          dropped = true;
+          await reader.cancel();
+          controller.error(new TypeError("network connection lost"));
+        }
+      },
+      cancel: () => reader.cancel(),
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+  return { fetch: dropping, dropped: () => dropped };
 }

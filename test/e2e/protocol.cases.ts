@@ -8,10 +8,10 @@ import { describe, expect, it } from "vitest";
 import type { OpenStore } from "./backends.js";
 import { fixture } from "./fixture-paths.js";
 import { useGantry } from "./fixture.js";
-import { request } from "./http.js";
-import { collectRun, expectOrdered, lifecycleOf, readEvents } from "./protocol-support.js";
+import { eventually, request } from "./http.js";
+import { collectRun, dropAfter, expectOrdered, lifecycleOf, readEvents } from "./protocol-support.js";
 
-export const PROTOCOL_CONFIG = fixture("runs", "langgraph.json");
+export const PROTOCOL_CONFIG = fixture("protocol", "langgraph.json");
 
 const dataOf = <T = Record<string, unknown>>(event: Event) => event.params.data as T;
 const ofMethod = (events: Event[], method: string) => events.filter((e) => e.method === method);
@@ -136,6 +136,67 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       expect(root.at(-1)).toMatchObject({ event: "failed", error: "boom" });
       expect((await gantry.client.runs.get(thread.threadId, runId)).status).toBe("error");
       expect((await gantry.client.threads.get(thread.threadId)).status).toBe("error");
+    });
+
+    it("applies each multitask strategy on run.start, and a classic cancel ends the run as interrupted", async () => {
+      const { client } = gantry;
+      const running = (threadId: string, runId: string) =>
+        eventually(`run ${runId} running`, async () => ((await client.runs.get(threadId, runId)).status === "running" ? true : undefined));
+
+      // reject: refused while the thread is busy; then the first run is cancelled through the classic API.
+      const rejecting = client.threads.stream({ assistantId: "slow" });
+      let first = "";
+      const rejected = await collectRun(rejecting, async () => {
+        first = (await rejecting.run.start({ input: { ms: 60_000, label: "a" } })).run_id!;
+        await running(rejecting.threadId, first);
+        await expect(rejecting.run.start({ input: { ms: 10, label: "b" }, multitaskStrategy: "reject" } as never)).rejects.toThrow(/409/);
+        await client.runs.cancel(rejecting.threadId, first);
+      });
+      await rejecting.close();
+      expect(lifecycleOf(rejected)).toEqual(["running", "interrupted"]);
+      expect((await client.runs.get(rejecting.threadId, first)).status).toBe("interrupted");
+
+      for (const strategy of ["interrupt", "rollback", "enqueue"] as const) {
+        const thread = client.threads.stream({ assistantId: "slow" });
+        let a = "";
+        let b = "";
+        const events = await collectRun(
+          thread,
+          async () => {
+            a = (await thread.run.start({ input: { ms: strategy === "enqueue" ? 500 : 60_000, label: "a" } })).run_id!;
+            await running(thread.threadId, a);
+            b = (await thread.run.start({ input: { ms: 10, label: "b" }, multitaskStrategy: strategy } as never)).run_id!;
+          },
+          { terminals: 2 },
+        );
+        await thread.close();
+        expectOrdered(events);
+        const state = (await client.threads.getState(thread.threadId)).values as { log: string[] };
+        if (strategy === "enqueue") {
+          expect(lifecycleOf(events)).toEqual(["running", "completed", "running", "completed"]);
+          expect(state.log).toEqual(["a", "b"]);
+        } else {
+          expect(lifecycleOf(events)).toEqual(["running", "interrupted", "running", "completed"]);
+          expect(state.log).toEqual(["b"]);
+        }
+        expect((await client.runs.get(thread.threadId, b)).status).toBe("success");
+        if (strategy === "rollback") await expect(client.runs.get(thread.threadId, a)).rejects.toThrow(/404|not found/i);
+        else expect((await client.runs.get(thread.threadId, a)).status).toBe(strategy === "enqueue" ? "success" : "interrupted");
+      }
+    });
+
+    it("loses and repeats nothing when the stream drops mid-run and the SDK reconnects", async () => {
+      const dropping = dropAfter(5);
+      const thread = gantry.client.threads.stream({ assistantId: "ticker", fetch: dropping.fetch, reconnectDelayMs: () => 50 } as never);
+      const events = await collectRun(thread, () => thread.run.start({ input: { count: 40, ms: 25 } }));
+      await thread.close();
+      expect(dropping.dropped()).toBe(true);
+      expectOrdered(events);
+      // Every event of the run, contiguous: nothing lost across the reconnect.
+      const seqs = events.map((e) => e.seq!);
+      expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
+      expect(ofMethod(events, "custom").map((e) => (dataOf(e).payload as { tick: number }).tick)).toEqual([...Array(40).keys()]);
+      expect(lifecycleOf(events)).toEqual(["running", "completed"]);
     });
 
     it("answers bad input with the protocol's error shape", async () => {
