@@ -211,6 +211,31 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       expect(lifecycleOf(events)).toEqual(["running", "completed"]);
     });
 
+    it("keeps an idle stream alive with heartbeats", async () => {
+      const thread = await gantry.client.threads.create();
+      const abort = new AbortController();
+      const response = await fetch(`${gantry.server.url}/threads/${thread.thread_id}/stream/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ channels: ["values", "lifecycle"] }),
+        signal: abort.signal,
+      });
+      expect(response.headers.get("content-type")).toContain("text/event-stream");
+      const decoder = new TextDecoder();
+      let text = "";
+      const timer = setTimeout(() => abort.abort(), 15_000);
+      try {
+        for await (const chunk of response.body!) {
+          text += decoder.decode(chunk as Uint8Array);
+          if (text.includes(": heartbeat")) break;
+        }
+      } finally {
+        clearTimeout(timer);
+        abort.abort();
+      }
+      expect(text).toContain(": heartbeat");
+    });
+
     it("answers bad input with the protocol's error shape", async () => {
       const url = gantry.server.url;
       const unknown = randomUUID();
