@@ -8,12 +8,17 @@ import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { freshSchemaName, onTestDatabase, TEST_DATABASE_URL } from "../support/postgres.js";
 import { deleteKeys, describeWithPostgresAndRedis, freshKeyPrefix, TEST_REDIS_URL } from "../support/redis.js";
 import type { OpenStore } from "./backends.js";
-import { sdkClient } from "./http.js";
+import { eventually, sdkClient } from "./http.js";
 import { describeProtocolE2E, PROTOCOL_CONFIG } from "./protocol.cases.js";
 import { collectRun, dropAfter, expectOrdered, lifecycleOf } from "./protocol-support.js";
 
 /** A fresh schema and Redis key prefix; every replica started on them is a `gantry serve` process. */
-async function serveStore(): Promise<{ url: string; prefix: string; start(role: "all" | "api" | "worker"): Promise<RunningGantry>; dispose(): Promise<void> }> {
+async function serveStore(env: Record<string, string> = {}): Promise<{
+  url: string;
+  prefix: string;
+  start(role: "all" | "api" | "worker"): Promise<RunningGantry>;
+  dispose(): Promise<void>;
+}> {
   const schema = freshSchemaName();
   const prefix = freshKeyPrefix();
   await onTestDatabase(`CREATE SCHEMA ${schema}`);
@@ -27,7 +32,7 @@ async function serveStore(): Promise<{ url: string; prefix: string; start(role: 
         command: "serve",
         config: PROTOCOL_CONFIG,
         args: ["--role", role],
-        env: { DATABASE_URL: url.toString(), REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, LANGGRAPH_POSTGRES_POOL_MAX_SIZE: "8" },
+        env: { DATABASE_URL: url.toString(), REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: prefix, LANGGRAPH_POSTGRES_POOL_MAX_SIZE: "8", ...env },
       }),
     async dispose() {
       await onTestDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -58,7 +63,8 @@ await describeWithPostgresAndRedis("protocol v2 under gantry serve (PostgreSQL +
     let a2: RunningGantry;
 
     beforeAll(async () => {
-      store = await serveStore();
+      // Short leases, so a killed worker's run is taken over within seconds.
+      store = await serveStore({ GANTRY_RUN_LEASE_MS: "1500", GANTRY_RUN_HEARTBEAT_MS: "300", GANTRY_RUN_SWEEP_MS: "500", GANTRY_QUEUE_POLL_MS: "200" });
       // Two API replicas and one worker: every run executes away from the replica the client talks to.
       // One at a time: three processes booting at once can pass the start deadline on a busy machine.
       for (const role of ["api", "api", "worker"] as const) replicas.push(await store.start(role));
@@ -98,5 +104,28 @@ await describeWithPostgresAndRedis("protocol v2 under gantry serve (PostgreSQL +
       expect(await onA2.runs.join(thread.threadId, runId)).toMatchObject({ ticks: 30 });
       expect(replicas[2]!.output()).toContain(runId);
     });
+
+    it("continues the thread's stream when the run's worker is killed and another worker takes the run over", async () => {
+      const thread = onA.threads.stream({ assistantId: "ticker" });
+      let runId = "";
+      const events = await collectRun(
+        thread,
+        async () => {
+          runId = (await thread.run.start({ input: { count: 40, ms: 100 } })).run_id!;
+          await eventually("the run to be running", async () => ((await onA.runs.get(thread.threadId, runId)).status === "running" ? true : undefined));
+          await new Promise((wait) => setTimeout(wait, 1_000));
+          await replicas[2]!.kill("SIGKILL");
+          replicas.push(await store.start("worker"));
+        },
+        { deadlineMs: 90_000 },
+      );
+      await thread.close();
+      expectOrdered(events);
+      // The first attempt never ended; the second starts again and completes, on the same stream.
+      expect(lifecycleOf(events)).toEqual(["running", "running", "completed"]);
+      const ticks = events.filter((e) => e.method === "custom").map((e) => (e.params.data as { payload: { tick: number } }).payload.tick);
+      expect(ticks.slice(-40)).toEqual([...Array(40).keys()]);
+      expect(await onA.runs.join(thread.threadId, runId)).toMatchObject({ ticks: 40 });
+    }, 120_000);
   });
 });
