@@ -69,6 +69,20 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       expect(text).toBe("hello there");
       const last = dataOf<{ messages: Array<{ type: string; content: unknown }> }>(ofMethod(events, "values").at(-1)!);
       expect(last.messages.map((m) => m.type)).toEqual(["human", "ai"]);
+
+      // The SDK's own projections over the same events: assembled messages and the final output.
+      const again = gantry.client.threads.stream({ assistantId: "chat" });
+      const assembled = again.messages;
+      const output = again.output;
+      await again.run.start({ input: { messages: [{ role: "user", content: "again" }] } });
+      const texts: string[] = [];
+      for await (const message of assembled) {
+        texts.push(await (message as unknown as { text: PromiseLike<string> }).text);
+        break;
+      }
+      expect(texts).toEqual(["hello there"]);
+      expect(((await output) as { messages: unknown[] }).messages).toHaveLength(2);
+      await again.close();
     });
 
     it("streams tool calls and custom events", async () => {
