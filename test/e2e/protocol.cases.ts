@@ -51,6 +51,23 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       expect(await settledRun(gantry.client, thread.threadId, runId)).toBe("success");
       expect(await gantry.client.runs.join(thread.threadId, runId)).toEqual(finalValues);
       expect((await gantry.client.threads.getState(thread.threadId)).values).toEqual(finalValues);
+
+      // A classic run on the thread shows on its protocol stream too, and state.get reads its outcome.
+      const follower = gantry.client.threads.stream(thread.threadId, { assistantId: "chain" });
+      let classicId = "";
+      const classic = await collectRun(
+        follower,
+        async () => {
+          classicId = (await gantry.client.runs.create(thread.threadId, "chain", { input: { text: "classic" } })).run_id;
+        },
+        { afterSeq: events.at(-1)!.seq! },
+      );
+      expectOrdered([...events, ...classic]);
+      expect(lifecycleOf(classic)).toEqual(["running", "completed"]);
+      const classicValues = dataOf(ofMethod(classic, "values").at(-1)!);
+      expect(await gantry.client.runs.join(thread.threadId, classicId)).toEqual(classicValues);
+      expect(((await follower.state.get({ namespace: [] } as never)) as { values: unknown }).values).toEqual(classicValues);
+      await follower.close();
     });
 
     it("streams a chat model's message as content-block deltas", async () => {
