@@ -32,6 +32,8 @@ export const RunStartParams = z.object({
 const Respond = z.object({ interrupt_id: z.string().min(1), response: z.unknown() });
 export const InputRespondParams = z
   .object({
+    // Interrupt ids are unique across namespaces, so the resume map needs no namespace.
+    namespace: z.array(z.string()).optional(),
     interrupt_id: z.string().min(1).optional(),
     response: z.unknown().optional(),
     responses: z.array(Respond).min(1).optional(),
