@@ -1,7 +1,8 @@
 // What the protocol WebSocket e2e tests share: a raw `ws` client that keeps every frame and sends
 // commands by id, the HTTP answer to a refused upgrade, and the factory the official SDK needs to
 // open its WebSocket transport on Node 20 (no global WebSocket), with headers when a test
-// authenticates.
+// authenticates; and a load balancer that can be pointed at another replica.
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { WebSocket } from "ws";
 
 export interface RawSocket {
@@ -85,4 +86,42 @@ export function refusedUpgrade(baseUrl: string, threadId: string, headers: Recor
 /** The SDK's `webSocketFactory`: a `ws` socket, which also carries headers a browser's could not. */
 export function webSocketFactory(headers: Record<string, string> = {}) {
   return (url: string) => new WebSocket(url, { headers }) as unknown as globalThis.WebSocket;
+}
+
+export interface SwitchingProxy {
+  url: string;
+  /** New connections go to `target` from now on; open ones stay where they are. */
+  switchTo(target: string): void;
+  close(): Promise<void>;
+}
+
+/** A TCP load balancer in front of replicas: each new connection goes to the current target. */
+export async function startSwitchingProxy(initial: string): Promise<SwitchingProxy> {
+  let target = new URL(initial);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+    }
+    client.on("error", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    switchTo: (next) => {
+      target = new URL(next);
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
