@@ -113,17 +113,16 @@ export async function readEvents(
 }
 
 /**
- * A fetch for the SDK whose first event stream breaks after `events` SSE frames, as a network drop
- * would; every later request goes through untouched.
+ * A fetch for the SDK whose event streams break after `events` SSE frames, as a network drop would:
+ * the first stream to get that far breaks (the SDK replaces streams as its subscriptions change, so
+ * the first one may be closed before), and everything after that goes through untouched.
  */
 export function dropAfter(events: number): { fetch: typeof fetch; dropped(): boolean } {
   let dropped = false;
-  let armed = true;
   const dropping: typeof fetch = async (input, init) => {
     const response = await fetch(input, init);
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    if (!armed || !url.endsWith("/stream/events") || !response.body) return response;
-    armed = false;
+    if (dropped || !url.endsWith("/stream/events") || !response.body) return response;
     let frames = 0;
     const reader = response.body.getReader();
     const body = new ReadableStream<Uint8Array>({
@@ -132,7 +131,7 @@ export function dropAfter(events: number): { fetch: typeof fetch; dropped(): boo
         if (done) return controller.close();
         controller.enqueue(value);
         frames += new TextDecoder().decode(value).split("\n\n").length - 1;
-        if (frames >= events) {
+        if (frames >= events && !dropped) {
           dropped = true;
           await reader.cancel();
           controller.error(new TypeError("network connection lost"));

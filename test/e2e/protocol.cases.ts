@@ -3,6 +3,7 @@
 // strategies, a dropped stream, and bad input; and that a protocol run is an ordinary run to the
 // classic API. One server for the file.
 import { randomUUID } from "node:crypto";
+import type { Client } from "@langchain/langgraph-sdk";
 import type { Event } from "@langchain/protocol";
 import { describe, expect, it } from "vitest";
 import type { OpenStore } from "./backends.js";
@@ -15,6 +16,18 @@ export const PROTOCOL_CONFIG = fixture("protocol", "langgraph.json");
 
 const dataOf = <T = Record<string, unknown>>(event: Event) => event.params.data as T;
 const ofMethod = (events: Event[], method: string) => events.filter((e) => e.method === method);
+
+/** The terminal lifecycle event is written just before the run's outcome is stored: the classic status follows it. */
+const settledRun = (client: Client, threadId: string, runId: string) =>
+  eventually(`run ${runId} to settle`, async () => {
+    const { status } = await client.runs.get(threadId, runId);
+    return status === "running" || status === "pending" ? undefined : status;
+  });
+const settledThread = (client: Client, threadId: string) =>
+  eventually(`thread ${threadId} to settle`, async () => {
+    const { status } = await client.threads.get(threadId);
+    return status === "busy" ? undefined : status;
+  });
 
 export function describeProtocolE2E(backend: string, open: OpenStore): void {
   describe(`protocol v2 over SSE (${backend})`, () => {
@@ -35,8 +48,7 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       expect(ofMethod(events, "tasks").length).toBeGreaterThan(0);
       const finalValues = dataOf(ofMethod(events, "values").at(-1)!);
 
-      const run = await gantry.client.runs.get(thread.threadId, runId);
-      expect(run.status).toBe("success");
+      expect(await settledRun(gantry.client, thread.threadId, runId)).toBe("success");
       expect(await gantry.client.runs.join(thread.threadId, runId)).toEqual(finalValues);
       expect((await gantry.client.threads.getState(thread.threadId)).values).toEqual(finalValues);
     });
@@ -57,6 +69,20 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       expect(text).toBe("hello there");
       const last = dataOf<{ messages: Array<{ type: string; content: unknown }> }>(ofMethod(events, "values").at(-1)!);
       expect(last.messages.map((m) => m.type)).toEqual(["human", "ai"]);
+
+      // The SDK's own projections over the same events: assembled messages and the final output.
+      const again = gantry.client.threads.stream({ assistantId: "chat" });
+      const assembled = again.messages;
+      const output = again.output;
+      await again.run.start({ input: { messages: [{ role: "user", content: "again" }] } });
+      const texts: string[] = [];
+      for await (const message of assembled) {
+        texts.push(await (message as unknown as { text: PromiseLike<string> }).text);
+        break;
+      }
+      expect(texts).toEqual(["hello there"]);
+      expect(((await output) as { messages: unknown[] }).messages).toHaveLength(2);
+      await again.close();
     });
 
     it("streams tool calls and custom events", async () => {
@@ -113,7 +139,7 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       const requested = ofMethod(first, "input.requested").map((e) => dataOf<{ interrupt_id: string; payload: unknown }>(e));
       expect(requested).toEqual([{ interrupt_id: expect.any(String), payload: "question" }]);
       expect(ofMethod(first, "values").every((e) => !("__interrupt__" in dataOf(e)))).toBe(true);
-      expect((await gantry.client.threads.get(thread.threadId)).status).toBe("interrupted");
+      expect(await settledThread(gantry.client, thread.threadId)).toBe("interrupted");
 
       const second = await collectRun(thread, () => thread.input.respond({ namespace: [], interrupt_id: requested[0]!.interrupt_id, response: "yes" }));
       expect(lifecycleOf(second)).toEqual(["running", "completed"]);
@@ -134,8 +160,8 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       await thread.close();
       const root = events.filter((e) => e.method === "lifecycle" && e.params.namespace.length === 0).map((e) => dataOf(e));
       expect(root.at(-1)).toMatchObject({ event: "failed", error: "boom" });
-      expect((await gantry.client.runs.get(thread.threadId, runId)).status).toBe("error");
-      expect((await gantry.client.threads.get(thread.threadId)).status).toBe("error");
+      expect(await settledRun(gantry.client, thread.threadId, runId)).toBe("error");
+      expect(await settledThread(gantry.client, thread.threadId)).toBe("error");
     });
 
     it("applies each multitask strategy on run.start, and a classic cancel ends the run as interrupted", async () => {
@@ -154,7 +180,7 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       });
       await rejecting.close();
       expect(lifecycleOf(rejected)).toEqual(["running", "interrupted"]);
-      expect((await client.runs.get(rejecting.threadId, first)).status).toBe("interrupted");
+      expect(await settledRun(client, rejecting.threadId, first)).toBe("interrupted");
 
       for (const strategy of ["interrupt", "rollback", "enqueue"] as const) {
         const thread = client.threads.stream({ assistantId: "slow" });
@@ -179,9 +205,9 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
           expect(lifecycleOf(events)).toEqual(["running", "interrupted", "running", "completed"]);
           expect(state.log).toEqual(["b"]);
         }
-        expect((await client.runs.get(thread.threadId, b)).status).toBe("success");
+        expect(await settledRun(client, thread.threadId, b)).toBe("success");
         if (strategy === "rollback") await expect(client.runs.get(thread.threadId, a)).rejects.toThrow(/404|not found/i);
-        else expect((await client.runs.get(thread.threadId, a)).status).toBe(strategy === "enqueue" ? "success" : "interrupted");
+        else expect(await settledRun(client, thread.threadId, a)).toBe(strategy === "enqueue" ? "success" : "interrupted");
       }
     });
 
@@ -197,6 +223,31 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
       expect(ofMethod(events, "custom").map((e) => (dataOf(e).payload as { tick: number }).tick)).toEqual([...Array(40).keys()]);
       expect(lifecycleOf(events)).toEqual(["running", "completed"]);
+    });
+
+    it("keeps an idle stream alive with heartbeats", async () => {
+      const thread = await gantry.client.threads.create();
+      const abort = new AbortController();
+      const response = await fetch(`${gantry.server.url}/threads/${thread.thread_id}/stream/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ channels: ["values", "lifecycle"] }),
+        signal: abort.signal,
+      });
+      expect(response.headers.get("content-type")).toContain("text/event-stream");
+      const decoder = new TextDecoder();
+      let text = "";
+      const timer = setTimeout(() => abort.abort(), 15_000);
+      try {
+        for await (const chunk of response.body!) {
+          text += decoder.decode(chunk as Uint8Array);
+          if (text.includes(": heartbeat")) break;
+        }
+      } finally {
+        clearTimeout(timer);
+        abort.abort();
+      }
+      expect(text).toContain(": heartbeat");
     });
 
     it("answers bad input with the protocol's error shape", async () => {
