@@ -106,7 +106,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  upgrades.close();
+  await upgrades.close();
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
@@ -275,5 +275,18 @@ describe("the protocol WebSocket transport", () => {
     await until(() => frames.length === total + 1, "every event", 45_000);
     expect(frames.slice(1).map((frame) => (frame.params as { data: { i: number } }).data.i)).toEqual([...Array(total).keys()]);
     socket.close();
+  });
+
+  // Last: it stops the upgrades of this file's server.
+  it("closes open sockets with 1001 at shutdown, and cuts one that does not answer the close", async () => {
+    const polite = await connect(randomUUID());
+    const silent = await connect(randomUUID());
+    // A peer that never reads answers no close frame either.
+    silent.socket.pause();
+    await upgrades.close();
+    expect(await polite.closed).toEqual({ code: 1001, reason: "Server shutting down" });
+    // close() came back without waiting for it (ws's own close timeout is 30 s); it reads its close frame, or finds the socket cut.
+    silent.socket.resume();
+    expect([1001, 1006]).toContain((await silent.closed).code);
   });
 });
