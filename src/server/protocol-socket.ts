@@ -23,6 +23,8 @@ const EVERYTHING: EventStreamRequest = { channels: ["values", "updates", "messag
 interface Reader {
   stop: AbortController;
   done: Promise<void>;
+  /** The seq of the last event this reader dealt with (sent or passed over); undefined before the first. */
+  position: number | undefined;
 }
 
 export function serveProtocolSocket(
@@ -31,8 +33,15 @@ export function serveProtocolSocket(
 ): void {
   const { threadId, caller, protocol, log } = deps;
   const subscriptions = new Map<string, EventStreamRequest>();
-  /** The seq of the last event the reader dealt with (sent or passed over). */
+  /** The highest seq any reader of this connection dealt with, for `applied_through_seq`. */
   let lastSeq: number | undefined;
+  /**
+   * Where the last reader stopped. Every subscription has been sent what it matched up to there
+   * (one still being replayed, only up to there), so the next reader replays up to there for its
+   * new subscription alone and sends everything after it to all: at worst a repeat the client
+   * drops by `event_id`, never a gap.
+   */
+  let stoppedAt: number | undefined;
   let reader: Reader | undefined;
   /** Subscribe and unsubscribe one at a time: each stops and restarts the reader. */
   let changes: Promise<void> = Promise.resolve();
@@ -43,6 +52,7 @@ export function serveProtocolSocket(
     if (!reader) return;
     reader.stop.abort();
     await reader.done;
+    stoppedAt = reader.position;
     reader = undefined;
   };
 
@@ -50,13 +60,16 @@ export function serveProtocolSocket(
   const startReader = (replay?: { id: string; upTo: number }) => {
     const stop = new AbortController();
     const signal = AbortSignal.any([stop.signal, connection.signal]);
-    const done = (async () => {
+    const current: Reader = { stop, done: Promise.resolve(), position: undefined };
+    current.done = (async () => {
       try {
         const events = await protocol.events(threadId, EVERYTHING, { signal, ...(caller.access ? { access: caller.access } : {}) });
         for await (const event of events) {
           if (signal.aborted) return;
           if (wanted(event, replay)) await send(event);
-          if (event.seq !== undefined && (lastSeq === undefined || event.seq > lastSeq)) lastSeq = event.seq;
+          if (event.seq === undefined) continue;
+          current.position = event.seq;
+          if (lastSeq === undefined || event.seq > lastSeq) lastSeq = event.seq;
         }
         // The log ended under a live reader: the thread was deleted, or was created by someone else.
         if (!signal.aborted) connection.close(4404, `Thread ${threadId} was deleted or is not visible to this caller`);
@@ -64,7 +77,7 @@ export function serveProtocolSocket(
         if (!signal.aborted) closeOnError(connection, err, log);
       }
     })();
-    reader = { stop, done };
+    reader = current;
   };
 
   const wanted = (event: Event, replay: { id: string; upTo: number } | undefined) => {
@@ -84,7 +97,7 @@ export function serveProtocolSocket(
     const id = randomUUID();
     subscriptions.set(id, filter);
     await send({ type: "success", id: command.id, result: { subscription_id: id }, meta: meta() });
-    startReader(lastSeq !== undefined ? { id, upTo: lastSeq } : undefined);
+    startReader(stoppedAt !== undefined ? { id, upTo: stoppedAt } : undefined);
   };
 
   const unsubscribe = async (command: Command) => {

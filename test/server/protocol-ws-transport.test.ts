@@ -242,6 +242,25 @@ describe("the protocol WebSocket transport", () => {
     socket.close();
   });
 
+  it("loses no replay when a subscribe comes while the previous one's replay is under way", async () => {
+    const threadId = randomUUID();
+    const log = logOf(threadId);
+    for (let i = 0; i < 300; i += 1) {
+      log.append("values", { i });
+      log.append("custom", { payload: i });
+    }
+    log.append("lifecycle", { event: "completed" });
+    const { socket, frames } = await connect(threadId);
+    socket.send(JSON.stringify({ id: 1, method: "subscription.subscribe", params: { channels: ["lifecycle"] } }));
+    await until(() => frames.some((frame) => frame.method === "lifecycle"), "the lifecycle event");
+    socket.send(JSON.stringify({ id: 2, method: "subscription.subscribe", params: { channels: ["values"] } }));
+    socket.send(JSON.stringify({ id: 3, method: "subscription.subscribe", params: { channels: ["custom"] } }));
+    const seqsOf = (method: string) => [...new Set(frames.filter((frame) => frame.method === method).map((frame) => frame.seq as number))];
+    await until(() => seqsOf("values").length === 300 && seqsOf("custom").length === 300, "every values and custom event", 15_000);
+    expect(seqsOf("values")).toEqual([...Array(300).keys()].map((i) => 2 * i + 1));
+    socket.close();
+  });
+
   it("stops reading the log while a client does not read, within the buffer bound, and delivers everything once it reads", { timeout: 60_000 }, async () => {
     const threadId = randomUUID();
     const log = logOf(threadId);
