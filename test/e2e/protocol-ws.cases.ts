@@ -42,7 +42,7 @@ export function describeProtocolWebSocketE2E(backend: string, open: OpenStore): 
       expect((await gantry.client.threads.getState(thread.threadId)).values).toEqual(finalValues);
     });
 
-    it("streams a chat model's message deltas, tool calls and custom events", async () => {
+    it("streams a chat model's message deltas (and the SDK's assembled messages and output), tool calls and custom events", async () => {
       const chat = webSocketThread(gantry.client, "chat");
       const messages = await collectRun(chat, () => chat.run.start({ input: { messages: [{ role: "user", content: "hi" }] } }), {
         channels: ["messages", "values"],
@@ -57,6 +57,20 @@ export function describeProtocolWebSocketE2E(backend: string, open: OpenStore): 
           .map((m) => m.delta?.text ?? "")
           .join(""),
       ).toBe("hello there");
+
+      // The SDK's own projections over the socket: assembled messages and the run's final output.
+      const again = webSocketThread(gantry.client, "chat");
+      const assembled = again.messages;
+      const output = again.output;
+      await again.run.start({ input: { messages: [{ role: "user", content: "again" }] } });
+      const texts: string[] = [];
+      for await (const message of assembled) {
+        texts.push(await (message as unknown as { text: PromiseLike<string> }).text);
+        break;
+      }
+      expect(texts).toEqual(["hello there"]);
+      expect(((await output) as { messages: unknown[] }).messages).toHaveLength(2);
+      await again.close();
 
       const tools = webSocketThread(gantry.client, "tools");
       const toolEvents = await collectRun(tools, () => tools.run.start({ input: { messages: [] } }), { channels: ["tools"] });
