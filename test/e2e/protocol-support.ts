@@ -20,7 +20,7 @@ export const isRootTerminal = (event: Event): boolean =>
 export async function collectRun(
   thread: ThreadStream,
   start: () => Promise<unknown>,
-  options: { channels?: readonly string[]; namespaces?: string[][]; depth?: number; terminals?: number; deadlineMs?: number } = {},
+  options: { channels?: readonly string[]; namespaces?: string[][]; depth?: number; terminals?: number; deadlineMs?: number; afterSeq?: number } = {},
 ): Promise<Event[]> {
   const channels = [...new Set([...(options.channels ?? ALL_CHANNELS), "lifecycle"])];
   const handle = await thread.subscribe({
@@ -29,7 +29,7 @@ export async function collectRun(
     ...(options.depth !== undefined ? { depth: options.depth } : {}),
   } as never);
   // A new stream replays the thread's earlier runs; this run's events come after what was seen.
-  const seen = thread.ordering.lastSeenSeq ?? -1;
+  const seen = options.afterSeq ?? thread.ordering.lastSeenSeq ?? -1;
   await start();
   const events: Event[] = [];
   let terminals = 0;

@@ -51,6 +51,23 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       expect(await settledRun(gantry.client, thread.threadId, runId)).toBe("success");
       expect(await gantry.client.runs.join(thread.threadId, runId)).toEqual(finalValues);
       expect((await gantry.client.threads.getState(thread.threadId)).values).toEqual(finalValues);
+
+      // A classic run on the thread shows on its protocol stream too, and state.get reads its outcome.
+      const follower = gantry.client.threads.stream(thread.threadId, { assistantId: "chain" });
+      let classicId = "";
+      const classic = await collectRun(
+        follower,
+        async () => {
+          classicId = (await gantry.client.runs.create(thread.threadId, "chain", { input: { text: "classic" } })).run_id;
+        },
+        { afterSeq: events.at(-1)!.seq! },
+      );
+      expectOrdered([...events, ...classic]);
+      expect(lifecycleOf(classic)).toEqual(["running", "completed"]);
+      const classicValues = dataOf(ofMethod(classic, "values").at(-1)!);
+      expect(await gantry.client.runs.join(thread.threadId, classicId)).toEqual(classicValues);
+      expect(((await follower.state.get({ namespace: [] } as never)) as { values: unknown }).values).toEqual(classicValues);
+      await follower.close();
     });
 
     it("streams a chat model's message as content-block deltas", async () => {
@@ -223,6 +240,44 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
       expect(ofMethod(events, "custom").map((e) => (dataOf(e).payload as { tick: number }).tick)).toEqual([...Array(40).keys()]);
       expect(lifecycleOf(events)).toEqual(["running", "completed"]);
+    });
+
+    it("neither holds a run back for a reader that does not read nor drops what that reader has not read", async () => {
+      const { url } = gantry.server;
+      const thread = await gantry.client.threads.create();
+      const abort = new AbortController();
+      // Opened, then left unread while the run writes 3000 events.
+      const response = await fetch(`${url}/threads/${thread.thread_id}/stream/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ channels: ["custom", "lifecycle"] }),
+        signal: abort.signal,
+      });
+      const started = await request(url, "POST", `/threads/${thread.thread_id}/commands`, {
+        body: { id: 1, method: "run.start", params: { assistant_id: "custom", input: { count: 3000 } } },
+      });
+      const runId = (started.json as { result: { run_id: string } }).result.run_id;
+      expect(await settledRun(gantry.client, thread.thread_id, runId)).toBe("success");
+
+      const decoder = new TextDecoder();
+      const events: Event[] = [];
+      let buffer = "";
+      try {
+        for await (const chunk of response.body!) {
+          buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+          const frames = buffer.split("\n\n");
+          buffer = frames.pop()!;
+          for (const frame of frames) {
+            const data = frame.split("\n").find((line) => line.startsWith("data: "));
+            if (data) events.push(JSON.parse(data.slice(6)) as Event);
+          }
+          if (lifecycleOf(events).includes("completed")) break;
+        }
+      } finally {
+        abort.abort();
+      }
+      expectOrdered(events);
+      expect(ofMethod(events, "custom").map((e) => (dataOf(e).payload as { n: number }).n)).toEqual([...Array(3000).keys()]);
     });
 
     it("keeps an idle stream alive with heartbeats", async () => {
