@@ -2,7 +2,8 @@
 // request (request id, CORS, custom auth, the route's own checks), so a refusal is the same JSON
 // answer the classic API gives, written on the socket before anything is upgraded. A route that
 // accepts calls acceptWebSocket(); only then is the handshake completed, by the `ws` package.
-import type { IncomingMessage, Server } from "node:http";
+import { IncomingMessage, ServerResponse, type Server } from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Context } from "hono";
 import { STATUS_CODES } from "node:http";
@@ -59,15 +60,25 @@ export function serveWebSocketUpgrades(server: Server, fetch: AppFetch, options:
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
     if (request.headers.upgrade?.toLowerCase() !== "websocket") {
-      writeAnswer(socket, jsonAnswer(400, `Upgrade to '${request.headers.upgrade}' is not supported; only websocket is`));
+      serveWithoutUpgrade(server, request, socket, head);
+      return;
+    }
+    if (request.method !== "GET") {
+      writeAnswer(socket, jsonAnswer(400, `A WebSocket is opened with GET, not ${request.method}`));
       return;
     }
     const slot: UpgradeSlot = {};
     Promise.resolve(fetch(toFetchRequest(request), { [UPGRADE]: slot }))
       .then(async (answer) => {
-        if (!slot.accepted || answer.status >= 300) return writeAnswer(socket, answer);
-        const handler = slot.accepted;
-        sockets.handleUpgrade(request, socket, head, (ws) => handler(ws));
+        if (slot.accepted && answer.status < 300) {
+          const handler = slot.accepted;
+          sockets.handleUpgrade(request, socket, head, (ws) => handler(ws));
+          return;
+        }
+        if (answer.status >= 300) return writeAnswer(socket, answer);
+        // A route that is not a WebSocket answered (an SSE stream, say): its body may never end.
+        await answer.body?.cancel();
+        writeAnswer(socket, jsonAnswer(400, `${new URL(request.url ?? "/", "http://localhost").pathname} does not accept WebSocket upgrades`));
       })
       .catch((err: unknown) => {
         options.log.error("websocket upgrade failed", { path: request.url, err });
@@ -88,6 +99,53 @@ export function serveWebSocketUpgrades(server: Server, fetch: AppFetch, options:
       sockets.close();
     },
   };
+}
+
+/**
+ * Any other upgrade (`Upgrade: h2c`, which curl --http2 sends) is served as the plain HTTP/1.1
+ * request it also is, as Node does when nobody listens for upgrades; then the connection closes,
+ * since its parser was handed over. Node has ended the request it parsed, so a copy carries the
+ * body, read off the socket by its Content-Length; a chunked one is refused with a sentence.
+ */
+function serveWithoutUpgrade(server: Server, parsed: IncomingMessage, socket: Duplex, head: Buffer): void {
+  if (parsed.headers["transfer-encoding"] !== undefined) {
+    writeAnswer(
+      socket,
+      jsonAnswer(400, `Upgrade to '${parsed.headers.upgrade}' is not supported with a chunked body; send the request without the Upgrade header`),
+    );
+    return;
+  }
+  const request = new IncomingMessage(socket as Socket);
+  Object.assign(request, {
+    method: parsed.method,
+    url: parsed.url,
+    headers: parsed.headers,
+    rawHeaders: parsed.rawHeaders,
+    httpVersion: parsed.httpVersion,
+    httpVersionMajor: parsed.httpVersionMajor,
+    httpVersionMinor: parsed.httpVersionMinor,
+  });
+  let remaining = Number(parsed.headers["content-length"] ?? 0) || 0;
+  const feed = (chunk: Buffer) => {
+    const part = chunk.subarray(0, remaining);
+    remaining -= part.length;
+    if (part.length > 0) request.push(part);
+    if (remaining > 0) return;
+    socket.off("data", feed);
+    // As the parser marks a request it read whole: an incomplete one destroys its socket when it ends.
+    request.complete = true;
+    request.push(null);
+  };
+  feed(head);
+  if (remaining > 0) socket.on("data", feed);
+  const response = new ServerResponse(request);
+  response.shouldKeepAlive = false;
+  response.assignSocket(socket as Socket);
+  response.once("finish", () => {
+    response.detachSocket(socket as Socket);
+    socket.end();
+  });
+  server.emit("request", request, response);
 }
 
 function toFetchRequest(request: IncomingMessage): Request {

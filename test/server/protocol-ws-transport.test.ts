@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { Server } from "node:http";
+import { request as httpRequest, type Server } from "node:http";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
@@ -97,6 +97,10 @@ beforeAll(async () => {
   const quick = new Hono<AppEnv>();
   mountRoutes(quick, protocolWebSocketRoutes({ threads, protocol: endpoint, pingMs: PING_MS, log: recordingLogger() }));
   app.route(QUICK, quick);
+  // A route that is not a WebSocket and whose answer never ends, as an SSE stream's does not.
+  app.get("/forever", () => new Response(new ReadableStream({ pull: () => new Promise(() => {}) })));
+  app.get("/plain", (c) => c.json({ plain: true }));
+  app.post("/echo", async (c) => c.json(await c.req.json()));
   app.onError(errorHandler(createLogger({ level: "error", json: true })));
   server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s as Server)) as Server;
@@ -185,8 +189,43 @@ describe("the protocol WebSocket transport", () => {
   it("refuses an upgrade the way the HTTP API refuses the request: status, JSON detail, headers", async () => {
     const refused = await refusedUpgrade(`/threads/${randomUUID()}/stream/events`, { Authorization: "Bearer nobody" });
     expect(refused).toEqual({ status: 401, body: { detail: "Invalid token" }, auth: "Bearer" });
+    const notWebSocket = await refusedUpgrade("/forever");
+    expect(notWebSocket).toMatchObject({ status: 400, body: { detail: "/forever does not accept WebSocket upgrades" } });
     const invalid = await refusedUpgrade("/threads/not-a-uuid/stream/events");
     expect(invalid).toMatchObject({ status: 422, body: { detail: "Path parameter 'thread_id' must be a UUID, got 'not-a-uuid'" } });
+  });
+
+  it("serves requests asking for another upgrade (curl --http2's h2c) as plain HTTP, bodies included", async () => {
+    const plain = (method: string, path: string, body?: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = httpRequest(
+          {
+            host: "127.0.0.1",
+            port: Number(base.split(":")[1]),
+            method,
+            path,
+            headers: {
+              Connection: "Upgrade, HTTP2-Settings",
+              Upgrade: "h2c",
+              "HTTP2-Settings": "AAMAAABkAAQCAAAAAAIAAAAA",
+              "content-type": "application/json",
+              "content-length": String(Buffer.byteLength(body ?? "")),
+            },
+          },
+          (response) => {
+            let text = "";
+            response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+            response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+          },
+        );
+        request.on("upgrade", () => reject(new Error("upgraded")));
+        request.on("error", reject);
+        // The body in two writes: part of it arrives after the headers were parsed.
+        if (body) request.write(body.slice(0, 5));
+        setTimeout(() => request.end(body?.slice(5)), 50);
+      });
+    expect(await plain("GET", "/plain")).toEqual({ status: 200, body: JSON.stringify({ plain: true }) });
+    expect(await plain("POST", "/echo", JSON.stringify({ hello: "there" }))).toEqual({ status: 200, body: JSON.stringify({ hello: "there" }) });
   });
 
   it("answers a plain GET with 426 and a sentence", async () => {
