@@ -40,6 +40,7 @@ import type { GenerativeUiFiles } from "../generative-ui/generative-ui.js";
 import { generativeUiRoutes } from "./routes/generative-ui.js";
 import { mountUserApp, type UserApp } from "./user-app.js";
 import type { Loopback } from "./loopback.js";
+import { protocolWebSocketRoutes } from "./routes/protocol-websocket.js";
 
 export type { HealthProbe };
 
@@ -108,6 +109,10 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, output: deps.output, prefix: config.mountPrefix }));
   if (!http.disable_runs) routes.push(...cronRoutes({ crons: deps.crons }));
   if (deps.protocol && !http.disable_threads && !http.disable_runs) routes.push(...protocolRoutes({ protocol: deps.protocol, log }));
+  // The same protocol on a WebSocket: GET /threads/{id}/stream/events with Upgrade (websocket-upgrade.ts).
+  if (deps.protocol && !http.disable_threads && !http.disable_runs) {
+    routes.push(...protocolWebSocketRoutes({ threads: deps.threads, protocol: deps.protocol, pingMs: config.websocketPingMs, log }));
+  }
   if (!http.disable_store) routes.push(...storeRoutes({ store: deps.store }));
   if (!http.disable_a2a) {
     const a2a = a2aService({ assistants: deps.assistants, runs: deps.runs, output: deps.output, graphs: deps.graphs });
