@@ -24,6 +24,7 @@ import { fileClock, systemClock } from "../scheduler/clock.js";
 import { CronScheduler } from "../scheduler/cron-scheduler.js";
 import { StartupError } from "../errors.js";
 import { listenHttp } from "./listen-http.js";
+import { backendMetrics } from "./backend-metrics.js";
 import type { Logger } from "../logging.js";
 import { loadGraphRegistry } from "../runtime/graph-registry.js";
 import { GraphStore } from "../domain/graph-store.js";
@@ -83,6 +84,8 @@ export interface ServerInfra {
   schemaCacheDir?: string;
   /** Runs just before storage opens, once the project has loaded: `dev` locks its data directory here. */
   claimStorage?: () => void;
+  /** Commands sent to Redis so far, for /metrics. */
+  redisCommandsSent?: () => number;
   /** Releases what the infra holds (Redis connections), after everything else stopped. */
   close(): Promise<void>;
 }
@@ -213,7 +216,13 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     store,
     output,
     log: logger,
-    metricsSources: [webhookMetrics],
+    metricsSources: [
+      webhookMetrics,
+      backendMetrics({
+        ...(storage.statementsSent ? { postgresStatements: storage.statementsSent } : {}),
+        ...(infra.redisCommandsSent ? { redisCommands: infra.redisCommandsSent } : {}),
+      }),
+    ],
     ...(infra.probes ? { probes: infra.probes } : {}),
     ...(userApp ? { userApp } : {}),
     ...(auth ? { auth } : {}),
