@@ -25,6 +25,7 @@ import { fileClock, systemClock } from "../scheduler/clock.js";
 import { CronScheduler } from "../scheduler/cron-scheduler.js";
 import { StartupError } from "../errors.js";
 import { listenHttp } from "./listen-http.js";
+import { backendMetrics } from "./backend-metrics.js";
 import type { Logger } from "../logging.js";
 import { loadGraphRegistry } from "../runtime/graph-registry.js";
 import { GraphStore } from "../domain/graph-store.js";
@@ -88,6 +89,8 @@ export interface ServerInfra {
   watchGenerativeUi?: boolean;
   /** Runs just before storage opens, once the project has loaded: `dev` locks its data directory here. */
   claimStorage?: () => void;
+  /** Commands sent to Redis so far, for /metrics. */
+  redisCommandsSent?: () => number;
   /** Releases what the infra holds (Redis connections), after everything else stopped. */
   close(): Promise<void>;
 }
@@ -224,7 +227,13 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     output,
     protocol: protocolService({ runs, threads, state, output }),
     log: logger,
-    metricsSources: [webhookMetrics],
+    metricsSources: [
+      webhookMetrics,
+      backendMetrics({
+        ...(storage.statementsSent ? { postgresStatements: storage.statementsSent } : {}),
+        ...(infra.redisCommandsSent ? { redisCommands: infra.redisCommandsSent } : {}),
+      }),
+    ],
     ...(infra.probes ? { probes: infra.probes } : {}),
     ...(userApp ? { userApp } : {}),
     ...(auth ? { auth } : {}),

@@ -44,6 +44,7 @@ export async function startServeServer(flags: ServeFlags, log?: Logger): Promise
       handOffOnShutdown: true,
       sweepLock,
       probes: [{ name: "redis", label: "Redis", ping: () => redis.ping() }],
+      redisCommandsSent: () => redis.commandsSent(),
       close: () => redis.close(),
     });
   } catch (err) {

@@ -22,6 +22,8 @@ export interface RedisConnections {
   ready(): boolean;
   /** A round trip on the command connection, bounded by the command timeout. */
   ping(): Promise<boolean>;
+  /** Commands sent on both connections since connecting, pipelined ones each counted (/metrics). */
+  commandsSent(): number;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ const CONNECT_DEADLINE_MS = 5_000;
 const retryDelay = (attempt: number) => Math.min(100 * attempt, 2_000);
 
 export async function connectRedis(options: RedisOptions, log: Logger): Promise<RedisConnections> {
+  let sent = 0;
   const open = (role: string) => {
     const client = new Redis(options.url, {
       lazyConnect: true,
@@ -39,6 +42,12 @@ export async function connectRedis(options: RedisOptions, log: Logger): Promise<
       commandTimeout: options.commandTimeoutMs ?? 10_000,
       connectionName: `gantry-${role}-${process.pid}`,
     });
+    // Every command passes here, a pipeline's too (ioredis sends each of them through it).
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = (...args: Parameters<Redis["sendCommand"]>) => {
+      sent += 1;
+      return send(...args);
+    };
     // Logged once per outage: ioredis emits an error for every failed reconnect attempt, and none
     // at all when Redis is back before the first reconnect, so a scheduled reconnect counts too.
     let down = false;
@@ -72,6 +81,7 @@ export async function connectRedis(options: RedisOptions, log: Logger): Promise<
     commands,
     subscriber,
     ready: () => commands.status === "ready" && subscriber.status === "ready",
+    commandsSent: () => sent,
     async ping() {
       if (commands.status !== "ready") return false;
       try {

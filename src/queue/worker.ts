@@ -56,6 +56,14 @@ export class Worker {
     (err) => this.deps.log[isUnavailable(err) ? "debug" : "warn"]("claiming runs failed; will retry at the next poll", { err }),
   );
   private wakeTimer: NodeJS.Timeout | null = null;
+  /** Wake-ups from outside a run's end: bus messages, polls, timers, released slots. */
+  private wakes = 0;
+  /**
+   * `wakes` as it was when the last pass began, if that pass found no run due: until another
+   * wake-up arrives, no run has become claimable but one held behind a run of this worker's, and
+   * then the read says so (it is due) and this stays null. A run's end skips its pass then.
+   */
+  private idleSince: number | null = null;
   /** Polling and sweeping: stopped as soon as shutdown begins. */
   private readonly timers: NodeJS.Timeout[] = [];
   /** Kept through the grace period, so the leases of runs still finishing don't lapse. */
@@ -104,6 +112,7 @@ export class Worker {
 
   /** Claims as many runs as there are free slots. Calls while a fill is under way coalesce into one more. */
   wake(): void {
+    this.wakes += 1;
     this.claims.wake();
   }
 
@@ -152,6 +161,8 @@ export class Worker {
   async recover(expiredBefore = new Date()): Promise<void> {
     const { requeued, failed } = await this.deps.storage.runs.recoverExpired(new Date(), this.options.maxAttempts, expiredBefore);
     if (requeued || failed) this.deps.log.warn("recovered runs whose worker stopped", { requeued, failed });
+    // Requeued runs publish no wake-up of their own.
+    if (requeued && this.started && !this.stopping) this.wake();
   }
 
   /**
@@ -189,6 +200,8 @@ export class Worker {
 
   private async fill(): Promise<void> {
     const { storage } = this.deps;
+    const wakes = this.wakes;
+    this.idleSince = null;
     // One read says whether any run is due before a claim opens a write transaction; most wake-ups
     // (a run of this worker ending, say) find nothing to do.
     let next = await storage.runs.nextAvailableAt();
@@ -202,6 +215,7 @@ export class Worker {
       }
       if (claimed) next = await storage.runs.nextAvailableAt();
     }
+    if (next === null || next.getTime() > Date.now()) this.idleSince = wakes;
     this.scheduleNextDelayed(next);
   }
 
@@ -235,7 +249,11 @@ export class Worker {
       .finally(() => {
         this.active.delete(run.run_id);
         // After this turn's work: the run's waiting client gets its answer before the queue is read.
-        setImmediate(() => this.wake());
+        // Nothing to read when no run was due at the last read and no wake-up came since: a run
+        // created pending since then published one (a lost one costs a poll, as ever).
+        setImmediate(() => {
+          if (this.idleSince !== this.wakes) this.claims.wake();
+        });
       });
     this.active.set(run.run_id, entry);
   }

@@ -79,9 +79,17 @@ export interface CronRepo {
   /** Enabled crons whose next_run_date is at or before `now`, earliest first. */
   due(now: Date, limit: number): Promise<StoredCron[]>;
   /**
-   * Moves a due cron on to `next` (null: no occurrence left) if its revision is still `revision`.
-   * True means this caller now owns the occurrence it read; false that another process (or an
-   * update, delete or disable) came first.
+   * Moves each due cron on to its `next` (null: no occurrence left) if its revision is still
+   * `revision`, and returns the ids of those moved: this caller now owns the occurrences it read.
+   * A cron left out lost to another process (or an update, delete or disable). Each claim stands
+   * on its own, as if made alone; several in one call save round trips.
    */
-  advance(cronId: string, revision: number, next: Date | null): Promise<boolean>;
+  advance(claims: CronClaim[]): Promise<Set<string>>;
+}
+
+/** A due cron as `due` read it, and the occurrence after the one being claimed. */
+export interface CronClaim {
+  cron_id: string;
+  revision: number;
+  next: Date | null;
 }

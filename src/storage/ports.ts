@@ -139,6 +139,8 @@ export interface Storage {
   webhooks: WebhookOutbox;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
+  /** Statements sent to the database server since open, each one round trip (PostgreSQL; /metrics). */
+  statementsSent?(): number;
   close(): Promise<void>;
 }
 

@@ -174,13 +174,25 @@ export function postgresCrons(pool: Pool): CronRepo {
       );
       return rows.map(rowToStored);
     },
-    async advance(cronId, revision, next) {
-      const { rowCount } = await run(pool, "UPDATE crons SET next_run_date = $3, revision = revision + 1 WHERE cron_id = $1 AND revision = $2", [
-        cronId,
-        revision,
-        next,
-      ]);
-      return rowCount === 1;
+    async advance(claims) {
+      if (claims.length === 0) return new Set();
+      // One statement for the lot. Rows are locked in cron_id order, so schedulers claiming
+      // overlapping lists never deadlock; a row another writer changed first is re-read once its
+      // lock is free (READ COMMITTED) and its revision no longer matches: that claim is lost.
+      const { rows } = await run<{ cron_id: string }>(
+        pool,
+        `WITH wanted AS (
+           SELECT * FROM unnest($1::text[], $2::integer[], $3::timestamptz[]) AS w(cron_id, revision, next)
+         ), won AS (
+           SELECT c.cron_id, wanted.next FROM crons c JOIN wanted ON wanted.cron_id = c.cron_id AND wanted.revision = c.revision
+           ORDER BY c.cron_id
+           FOR UPDATE OF c
+         )
+         UPDATE crons c SET next_run_date = won.next, revision = c.revision + 1 FROM won WHERE c.cron_id = won.cron_id
+         RETURNING c.cron_id`,
+        [claims.map((c) => c.cron_id), claims.map((c) => c.revision), claims.map((c) => c.next)],
+      );
+      return new Set(rows.map((r) => r.cron_id));
     },
   };
 }

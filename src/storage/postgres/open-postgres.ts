@@ -31,13 +31,22 @@ export interface PostgresOptions {
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
- * The timeout goes on each client, not on the pool: there it would also fail requests that only
- * wait for a free connection under load, which is no outage.
+ * The pool's client class. The timeout goes on each client, not on the pool: there it would also
+ * fail requests that only wait for a free connection under load, which is no outage. Every
+ * statement sent is counted (pg sends one at a time per connection, so one statement is one round
+ * trip), the checkpointer's included, since it shares the pool: /metrics shows the total.
  */
-class TimedClient extends pg.Client {
-  constructor(config?: pg.ClientConfig) {
-    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  }
+function timedCountingClient(sent: { statements: number }): typeof pg.Client {
+  return class TimedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    }
+
+    override query(...args: unknown[]): never {
+      sent.statements += 1;
+      return (super.query as (...a: unknown[]) => never)(...args);
+    }
+  };
 }
 
 export interface PostgresStorage extends Storage {
@@ -52,7 +61,8 @@ export interface PostgresStorage extends Storage {
 export async function openPostgresStorage(options: PostgresOptions): Promise<PostgresStorage> {
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
   const connection: pg.ClientConfig = { connectionString: options.url, options: schema ? `-c search_path=${schema}` : undefined };
-  const pool = new pg.Pool({ ...connection, max: options.poolMax ?? 10, Client: TimedClient });
+  const sent = { statements: 0 };
+  const pool = new pg.Pool({ ...connection, max: options.poolMax ?? 10, Client: timedCountingClient(sent) });
   const watch = watchConnections(pool, options.log, describeTarget(options.url));
 
   let migrated: string[];
@@ -80,6 +90,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
     store: postgresStore(pool),
     crons: postgresCrons(pool),
     webhooks: postgresWebhooks(pool),
+    statementsSent: () => sent.statements,
     async ping() {
       try {
         await pool.query("SELECT 1");

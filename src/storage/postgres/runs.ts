@@ -58,17 +58,6 @@ function rowToClaimed(row: RunRow): ClaimedRun {
   return { ...rowToRun(row), attempt: row.attempt, cancel_action: row.cancel_action };
 }
 
-/** A new run may skip the queue when its thread has nothing else pending or running and no eligible run is waiting. */
-async function startsAtOnce(client: PoolClient, threadId: string, now: Date): Promise<boolean> {
-  const { rows } = await query<{ blocked: boolean }>(
-    client,
-    `SELECT EXISTS (SELECT 1 FROM runs WHERE thread_id = $1 AND status IN ('pending', 'running'))
-         OR EXISTS (SELECT 1 FROM runs WHERE status = 'pending' AND available_at <= $2) AS blocked`,
-    [threadId, now],
-  );
-  return rows[0]?.blocked === false;
-}
-
 /**
  * A run on a thread that does not exist yet (every stateless run, and each occurrence of a stateless
  * cron) in one statement instead of a six-round-trip transaction: a thread nobody can see yet
@@ -83,7 +72,7 @@ async function enqueueOnNewThread(
 ): Promise<EnqueueResult | undefined> {
   const now = new Date();
   const claimFor = options.claimFor && input.available_at <= now ? options.claimFor : undefined;
-  // As in startsAtOnce: a run claimed at creation must not jump ahead of runs already waiting.
+  // As on an existing thread: a run claimed at creation must not jump ahead of runs already waiting.
   const { rows } = await query<RunRow>(
     pool,
     `WITH thread AS (
@@ -277,33 +266,31 @@ export function postgresRuns(pool: Pool): RunRepo {
           }
         }
         // The thread's row is locked (or was just inserted), so its runs cannot change until commit.
-        const claimFor = options.claimFor && input.available_at <= now && (await startsAtOnce(client, input.thread_id, now)) ? options.claimFor : undefined;
+        // A run may skip the queue when its thread has nothing else pending or running and no
+        // eligible run is waiting: read in the insert itself, whose snapshot is taken after the lock.
+        const claimFor = options.claimFor && input.available_at <= now ? options.claimFor : undefined;
         const { rows } = await query<RunRow>(
           client,
-          `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at,
+          `WITH starts AS (
+             SELECT $9::boolean
+               AND NOT EXISTS (SELECT 1 FROM runs WHERE thread_id = $2 AND status IN ('pending', 'running'))
+               AND NOT EXISTS (SELECT 1 FROM runs WHERE status = 'pending' AND available_at <= $4) AS claimed
+           )
+           INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at,
                              attempt, lease_owner, lease_until)
-           VALUES ($1, $2, $3, $4, $4, $9, $5::jsonb, $6::jsonb, $7, $8, $10, $11, $12)
+           SELECT $1, $2, $3, $4, $4, CASE WHEN starts.claimed THEN 'running' ELSE 'pending' END, $5::jsonb, $6::jsonb, $7, $8::timestamptz,
+                  CASE WHEN starts.claimed THEN 1 ELSE 0 END, CASE WHEN starts.claimed THEN $10 END, CASE WHEN starts.claimed THEN $11::timestamptz END
+           FROM starts
            RETURNING ${COLUMNS}`,
-          [
-            ...runParams(input, now),
-            claimFor ? "running" : "pending",
-            claimFor ? 1 : 0,
-            claimFor?.workerId ?? null,
-            claimFor ? new Date(now.getTime() + claimFor.leaseMs) : null,
-          ],
+          [...runParams(input, now), claimFor !== undefined, claimFor?.workerId ?? null, claimFor ? new Date(now.getTime() + claimFor.leaseMs) : null],
         );
         // Stopping the old runs may have settled the thread to idle; the new run makes it busy again.
-        await query(client, "UPDATE threads SET status = 'busy' WHERE thread_id = $1", [input.thread_id]);
+        // Otherwise the thread was inserted busy or set busy above, under the lock held since.
+        if (cancelled.length > 0 || stopped.length > 0) await query(client, "UPDATE threads SET status = 'busy' WHERE thread_id = $1", [input.thread_id]);
         const row = rows[0]!;
         const createdRun = rowToRun(row);
-        if (!claimFor) return { kind: "created", run: createdRun, cancelled, stopped };
-        return {
-          kind: "created",
-          run: { ...createdRun, status: "pending" },
-          cancelled,
-          stopped,
-          claimed: { ...createdRun, attempt: row.attempt, cancel_action: row.cancel_action },
-        };
+        if (row.status !== "running") return { kind: "created", run: createdRun, cancelled, stopped };
+        return { kind: "created", run: { ...createdRun, status: "pending" }, cancelled, stopped, claimed: rowToClaimed(row) };
       });
     },
 
@@ -398,30 +385,35 @@ export function postgresRuns(pool: Pool): RunRepo {
     },
 
     async finish(runId, workerId, outcome) {
+      const now = new Date();
+      // Thread first, then run: the lock order enqueue and cancel use too. The run's row is written
+      // only once its thread's row is locked (the thread CTE must yield a row for the join).
+      const lockThenRun = (runChange: string) => `WITH thread AS (
+           SELECT thread_id FROM threads WHERE thread_id = (SELECT thread_id FROM runs WHERE run_id = $1) FOR UPDATE
+         ), owned AS (
+           ${runChange} AND status = 'running' AND lease_owner = $2 AND thread_id IN (SELECT thread_id FROM thread)
+           RETURNING thread_id
+         )`;
+      const runChange = outcome.delete_run
+        ? "DELETE FROM runs WHERE run_id = $1"
+        : "UPDATE runs SET status = $3, lease_owner = NULL, lease_until = NULL, cancel_action = NULL, updated_at = $4 WHERE run_id = $1";
+      const runParams = outcome.delete_run ? [runId, workerId] : [runId, workerId, outcome.status, now];
+      if (outcome.delete_thread && !outcome.webhook) {
+        // A thread deleted with its run (a stateless run's) reads nothing after the lock: one
+        // statement, atomic as the transaction, instead of five round trips.
+        const deleted = await query(pool, `${lockThenRun(runChange)} DELETE FROM threads WHERE thread_id IN (SELECT thread_id FROM owned)`, runParams);
+        return deleted.rowCount === 1;
+      }
       return transaction(pool, async (client) => {
-        const now = new Date();
-        // Thread first, then run: the lock order enqueue and cancel use too.
-        const { rows: locked } = await query<{ thread_id: string }>(
-          client,
-          "SELECT thread_id FROM threads WHERE thread_id = (SELECT thread_id FROM runs WHERE run_id = $1) FOR UPDATE",
-          [runId],
-        );
-        const threadId = locked[0]?.thread_id;
+        const { rows: owned } = await query<{ thread_id: string }>(client, `${lockThenRun(runChange)} SELECT thread_id FROM owned`, runParams);
+        const threadId = owned[0]?.thread_id;
         if (!threadId) return false;
-        const owned = outcome.delete_run
-          ? await query(client, "DELETE FROM runs WHERE run_id = $1 AND status = 'running' AND lease_owner = $2", [runId, workerId])
-          : await query(
-              client,
-              `UPDATE runs SET status = $3, lease_owner = NULL, lease_until = NULL, cancel_action = NULL, updated_at = $4
-               WHERE run_id = $1 AND status = 'running' AND lease_owner = $2`,
-              [runId, workerId, outcome.status, now],
-            );
-        if (owned.rowCount !== 1) return false;
         if (outcome.webhook) await insertWebhookDelivery(client, outcome.webhook, now);
         if (outcome.delete_thread) {
           await query(client, "DELETE FROM threads WHERE thread_id = $1", [threadId]);
           return true;
         }
+        // A statement of its own, after the lock: its snapshot sees every run enqueued meanwhile.
         const params: unknown[] = [];
         const stamp = param(params, now);
         // The error always describes the latest run, so a run that did not fail clears an earlier one's.

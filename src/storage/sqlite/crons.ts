@@ -1,7 +1,7 @@
 // CronRepo on SQLite. Each write is one statement; the revision check in its WHERE clause is what
 // makes replace and advance conditional.
 import type Database from "better-sqlite3";
-import type { Cron, CronFields, CronFilter, CronRepo, CronSortField, NewCron, StoredCron } from "../cron-ports.js";
+import type { Cron, CronClaim, CronFields, CronFilter, CronRepo, CronSortField, NewCron, StoredCron } from "../cron-ports.js";
 import { hasAuthFilter } from "../auth-filter.js";
 import { authFilterSql, jsonContains, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
@@ -95,6 +95,10 @@ const iso = (date: Date | null): string | null => (date ? date.toISOString() : n
 export function sqliteCrons(db: Database.Database): CronRepo {
   const sql = statementCache(db);
   const getRow = sql(`SELECT ${COLUMNS} FROM crons WHERE cron_id = ?`);
+  const advanceOne = sql("UPDATE crons SET next_run_date = ?, revision = revision + 1 WHERE cron_id = ? AND revision = ?");
+  const advanceAll = db.transaction(
+    (claims: CronClaim[]) => new Set(claims.filter((c) => advanceOne.run(iso(c.next), c.cron_id, c.revision).changes === 1).map((c) => c.cron_id)),
+  );
 
   async function count(filter: CronFilter): Promise<number> {
     const where = whereClause(filter);
@@ -178,10 +182,8 @@ export function sqliteCrons(db: Database.Database): CronRepo {
       ).all(now.toISOString(), limit) as CronRow[];
       return rows.map(rowToStored);
     },
-    async advance(cronId, revision, next) {
-      return (
-        sql("UPDATE crons SET next_run_date = ?, revision = revision + 1 WHERE cron_id = ? AND revision = ?").run(iso(next), cronId, revision).changes === 1
-      );
+    async advance(claims) {
+      return advanceAll(claims);
     },
   };
 }

@@ -137,7 +137,7 @@ export function cronCases<S extends MigratedStorage>({ storage, test }: CaseCont
     const assistantId = await assistant();
     const input = newCron(assistantId);
     await repo().create(input);
-    expect(await repo().advance(input.cron_id, 1, at(10 * MINUTE))).toBe(true);
+    expect(await repo().advance([{ cron_id: input.cron_id, revision: 1, next: at(10 * MINUTE) }])).toEqual(new Set([input.cron_id]));
     expect(await repo().replace(input.cron_id, 1, { ...fieldsOf(input), schedule: "0 0 * * *" })).toBe("changed");
     expect((await repo().get(input.cron_id))?.schedule).toBe("*/5 * * * *");
     expect(await repo().replace(newId(), 1, fieldsOf(input))).toBeNull();
@@ -210,33 +210,55 @@ export function cronCases<S extends MigratedStorage>({ storage, test }: CaseCont
   test("advances a due cron for the first caller with its revision only, and a null next run ends it", async () => {
     const assistantId = await assistant();
     const cron = await repo().create(newCron(assistantId, { next_run_date: at(MINUTE) }));
-    expect(await repo().advance(cron.cron_id, 1, at(2 * MINUTE))).toBe(true);
-    expect(await repo().advance(cron.cron_id, 1, at(2 * MINUTE))).toBe(false);
+    const claim = (revision: number, next: Date | null) => repo().advance([{ cron_id: cron.cron_id, revision, next }]);
+    expect(await claim(1, at(2 * MINUTE))).toEqual(new Set([cron.cron_id]));
+    expect(await claim(1, at(2 * MINUTE))).toEqual(new Set());
     const stored = await repo().get(cron.cron_id);
     expect(stored).toMatchObject({ revision: 2, next_run_date: at(2 * MINUTE).toISOString(), updated_at: cron.updated_at });
 
-    expect(await repo().advance(cron.cron_id, 2, null)).toBe(true);
+    expect(await claim(2, null)).toEqual(new Set([cron.cron_id]));
     expect((await repo().get(cron.cron_id))?.next_run_date).toBeNull();
     const due = await repo().due(at(1000 * MINUTE), 1000);
     expect(due.map((c) => c.cron_id)).not.toContain(cron.cron_id);
-    expect(await repo().advance(newId(), 1, null)).toBe(false);
+    expect(await repo().advance([{ cron_id: newId(), revision: 1, next: null }])).toEqual(new Set());
+    expect(await repo().advance([])).toEqual(new Set());
   });
 
-  test("gives each due occurrence to exactly one of two processes advancing at once", async () => {
+  test("advances a list of crons, each on its own revision: the stale and the unknown ones are left out", async () => {
+    const assistantId = await assistant();
+    const [a, b, c] = await Promise.all([0, 1, 2].map((i) => repo().create(newCron(assistantId, { next_run_date: at(i * 1000) }))));
+    // b is claimed first on its own, so the list's claim of it is stale.
+    expect(await repo().advance([{ cron_id: b!.cron_id, revision: 1, next: at(5 * MINUTE) }])).toEqual(new Set([b!.cron_id]));
+    const won = await repo().advance([
+      { cron_id: a!.cron_id, revision: 1, next: at(2 * MINUTE) },
+      { cron_id: b!.cron_id, revision: 1, next: at(3 * MINUTE) },
+      { cron_id: c!.cron_id, revision: 1, next: null },
+      { cron_id: newId(), revision: 1, next: at(2 * MINUTE) },
+    ]);
+    expect(won).toEqual(new Set([a!.cron_id, c!.cron_id]));
+    expect(await repo().get(a!.cron_id)).toMatchObject({ revision: 2, next_run_date: at(2 * MINUTE).toISOString() });
+    expect(await repo().get(b!.cron_id)).toMatchObject({ revision: 2, next_run_date: at(5 * MINUTE).toISOString() });
+    expect(await repo().get(c!.cron_id)).toMatchObject({ revision: 2, next_run_date: null });
+  });
+
+  test("gives each due occurrence to exactly one of two processes claiming overlapping lists at once", async () => {
     const other = await harness.reopen(storage() as S);
     try {
       const assistantId = await assistant();
-      const crons = await Promise.all(Array.from({ length: 8 }, (_, i) => repo().create(newCron(assistantId, { next_run_date: at(i * 1000) }))));
+      const crons = await Promise.all(Array.from({ length: 24 }, (_, i) => repo().create(newCron(assistantId, { next_run_date: at(i * 1000) }))));
       const mine = new Set(crons.map((c) => c.cron_id));
       const [seenHere, seenThere] = await Promise.all([repo().due(at(MINUTE), 1000), other.crons.due(at(MINUTE), 1000)]);
-      const claims = await Promise.all([
-        ...seenHere.filter((c) => mine.has(c.cron_id)).map(async (c) => ({ id: c.cron_id, won: await repo().advance(c.cron_id, c.revision, at(2 * MINUTE)) })),
-        ...seenThere
-          .filter((c) => mine.has(c.cron_id))
-          .map(async (c) => ({ id: c.cron_id, won: await other.crons.advance(c.cron_id, c.revision, at(2 * MINUTE)) })),
+      // One process claims in chunks of eight in due order, the other in chunks of five in reverse:
+      // the chunks overlap in every way, and all are in flight at once.
+      const chunks = (seen: typeof seenHere, size: number) => {
+        const claims = seen.filter((c) => mine.has(c.cron_id)).map((c) => ({ cron_id: c.cron_id, revision: c.revision, next: at(2 * MINUTE) }));
+        return Array.from({ length: Math.ceil(claims.length / size) }, (_, i) => claims.slice(i * size, (i + 1) * size));
+      };
+      const won = await Promise.all([
+        ...chunks(seenHere, 8).map((chunk) => repo().advance(chunk)),
+        ...chunks([...seenThere].reverse(), 5).map((chunk) => other.crons.advance(chunk)),
       ]);
-      expect(claims).toHaveLength(16);
-      const winners = claims.filter((c) => c.won).map((c) => c.id);
+      const winners = won.flatMap((set) => [...set]);
       expect(winners.sort()).toEqual([...mine].sort());
     } finally {
       await other.close();

@@ -1,0 +1,95 @@
+// The one-statement saver writes exactly the rows the official PostgresSaver writes: the same
+// calls go to each, on schemas of their own, and every row of the three tables is compared — blobs
+// of changed and emptied channels, a second put of the same checkpoint, writes to ordinary
+// channels (kept first) and to the special ones (replaced, repeats within one call included).
+import { emptyCheckpoint, type Checkpoint, type PendingWrite } from "@langchain/langgraph-checkpoint";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { OneStatementPostgresSaver } from "../../../src/storage/postgres/one-statement-saver.js";
+import { describeWithPostgres, freshSchemaName, onTestDatabase, TEST_DATABASE_URL } from "../../support/postgres.js";
+
+const THREAD = "thread-1";
+
+function checkpoint(id: string, values: Record<string, unknown>, versions: Record<string, number>): Checkpoint {
+  return { ...emptyCheckpoint(), id, ts: "2030-01-01T00:00:00.000Z", channel_values: values, channel_versions: versions };
+}
+
+/** The calls under test, made in the same order on one saver. */
+async function writeEverything(saver: PostgresSaver): Promise<void> {
+  const config = { configurable: { thread_id: THREAD, checkpoint_ns: "" } };
+  const first = checkpoint("1ef00000-0000-6000-8000-000000000001", { messages: ["hi"], count: 1 }, { messages: 1, count: 1 });
+  const firstConfig = await saver.put(config, first, { source: "input", step: -1, parents: {} }, { messages: 1, count: 1 });
+  // "gone" has a new version but no value: the saver stores it as an empty blob.
+  const second = checkpoint("1ef00000-0000-6000-8000-000000000002", { messages: ["hi", "ho"] }, { messages: 2, count: 1, gone: 2 });
+  const secondConfig = await saver.put(firstConfig, second, { source: "loop", step: 0, parents: {} }, { messages: 2, gone: 2 });
+  // The same checkpoint again with other metadata: the row is updated, the blobs kept.
+  await saver.put(firstConfig, second, { source: "loop", step: 0, parents: {}, again: true } as never, { messages: 2 });
+  const ordinary: PendingWrite[] = [
+    ["messages", "first"],
+    ["count", 2],
+  ];
+  await saver.putWrites(secondConfig, ordinary, "task-a");
+  // Written again under the same task: ordinary writes never replace the first ones.
+  await saver.putWrites(secondConfig, [["messages", "second"]], "task-a");
+  // Special channels replace, and of two in one call the last one stays.
+  await saver.putWrites(secondConfig, [["__interrupt__", "q1"]], "task-b");
+  await saver.putWrites(
+    secondConfig,
+    [
+      ["__interrupt__", "q2"],
+      ["__interrupt__", "q3"],
+    ],
+    "task-b",
+  );
+  await saver.putWrites(secondConfig, [], "task-c");
+}
+
+await describeWithPostgres("the one-statement PostgreSQL saver", () => {
+  const schemas = { official: freshSchemaName(), ours: freshSchemaName() };
+  const pools: pg.Pool[] = [];
+  const poolOn = (schema: string) => {
+    const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}`, max: 2 });
+    pools.push(pool);
+    return pool;
+  };
+
+  beforeAll(async () => {
+    for (const schema of Object.values(schemas)) {
+      await onTestDatabase(`CREATE SCHEMA ${schema}`);
+      await new PostgresSaver(poolOn(schema), undefined, { schema }).setup();
+    }
+  });
+
+  afterAll(async () => {
+    await Promise.all(pools.map((p) => p.end()));
+    for (const schema of Object.values(schemas)) await onTestDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  });
+
+  async function rows(schema: string): Promise<Record<string, unknown[]>> {
+    const pool = poolOn(schema);
+    const read = async (sql: string) => (await pool.query(sql)).rows;
+    return {
+      checkpoints: await read(
+        "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints ORDER BY checkpoint_id",
+      ),
+      blobs: await read("SELECT thread_id, checkpoint_ns, channel, version, type, blob FROM checkpoint_blobs ORDER BY channel, version"),
+      writes: await read("SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM checkpoint_writes ORDER BY task_id, idx"),
+    };
+  }
+
+  it("writes the rows the official saver writes, and reads them back alike", async () => {
+    const official = new PostgresSaver(poolOn(schemas.official), undefined, { schema: schemas.official });
+    const ours = new OneStatementPostgresSaver(poolOn(schemas.ours), schemas.ours);
+    await writeEverything(official);
+    await writeEverything(ours);
+    const expected = await rows(schemas.official);
+    expect(expected.blobs).toHaveLength(4);
+    expect(expected.writes).toHaveLength(3);
+    expect(await rows(schemas.ours)).toEqual(expected);
+    const config = { configurable: { thread_id: THREAD, checkpoint_ns: "" } };
+    const tuple = await ours.getTuple(config);
+    expect(tuple?.checkpoint.channel_values).toEqual({ messages: ["hi", "ho"], count: 1 });
+    expect(tuple?.pendingWrites).toEqual((await official.getTuple(config))?.pendingWrites);
+  });
+});

@@ -1,0 +1,78 @@
+// What one run costs the backends on `gantry serve`, read from /metrics (gantry_postgres_statements_total,
+// gantry_redis_commands_total) around sequential runs of the five-step graph: the counters move, and
+// stay under bounds set a little above today's figures, so a change that adds round trips to every
+// run shows up here. bench:modes prints the same counts for the benchmark's one-node graph.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { request, sdkClient } from "../e2e/http.js";
+import type { RunningGantry } from "../support/gantry-process.js";
+import { describeWithPostgresAndRedis } from "../support/redis.js";
+import { openServeCluster, type ServeCluster } from "./serve-cluster.js";
+
+const RUNS = 10;
+// Measured: 21 / 53.2 stateless, 26.7 / 52.6 on a thread (statements / commands per run); before
+// #22's changes 81.3 / 53.2 and 81.4 / 55.
+const STATELESS_BOUNDS = { postgres: 25, redis: 60 };
+const THREADED_BOUNDS = { postgres: 30, redis: 60 };
+
+interface Counts {
+  postgres_statements: number;
+  redis_commands: number;
+}
+
+async function counts(server: RunningGantry): Promise<Counts> {
+  return JSON.parse((await request(server.url, "GET", "/metrics?format=json")).text) as Counts;
+}
+
+await describeWithPostgresAndRedis("gantry serve: backend round trips per run", () => {
+  let cluster: ServeCluster;
+  let server: RunningGantry;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "gantry-round-trips-"));
+    cluster = await openServeCluster();
+    server = await cluster.start("all");
+  });
+
+  afterAll(async () => {
+    await cluster?.dispose();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function perRun(threadId: string | null): Promise<Counts> {
+    const client = sdkClient(server.url);
+    const input = { record_file: join(dir, "steps"), pause_ms: 0 };
+    const wait = () => (threadId === null ? client.runs.wait(null, "steps", { input }) : client.runs.wait(threadId, "steps", { input }));
+    await wait();
+    const before = await counts(server);
+    for (let i = 0; i < RUNS; i++) {
+      const out = (await wait()) as { done?: string[] };
+      expect(out.done?.slice(-5)).toEqual(["step1", "step2", "step3", "step4", "step5"]);
+    }
+    const after = await counts(server);
+    return {
+      postgres_statements: (after.postgres_statements - before.postgres_statements) / RUNS,
+      redis_commands: (after.redis_commands - before.redis_commands) / RUNS,
+    };
+  }
+
+  it("a stateless run", async () => {
+    const cost = await perRun(null);
+    expect(cost.postgres_statements).toBeGreaterThan(0);
+    expect(cost.postgres_statements).toBeLessThanOrEqual(STATELESS_BOUNDS.postgres);
+    expect(cost.redis_commands).toBeGreaterThan(0);
+    expect(cost.redis_commands).toBeLessThanOrEqual(STATELESS_BOUNDS.redis);
+  });
+
+  it("a run on a thread", async () => {
+    const threadId = (await sdkClient(server.url).threads.create()).thread_id;
+    const cost = await perRun(threadId);
+    expect(cost.postgres_statements).toBeGreaterThan(0);
+    expect(cost.postgres_statements).toBeLessThanOrEqual(THREADED_BOUNDS.postgres);
+    expect(cost.redis_commands).toBeGreaterThan(0);
+    expect(cost.redis_commands).toBeLessThanOrEqual(THREADED_BOUNDS.redis);
+  });
+});
