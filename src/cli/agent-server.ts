@@ -10,6 +10,7 @@ import { assistantService, ensureSystemAssistants } from "../domain/assistants.j
 import { cronService } from "../domain/crons.js";
 import { headerFilter } from "../domain/configurable-headers.js";
 import { runOutputService } from "../domain/run-output.js";
+import { protocolService } from "../protocol/service.js";
 import { runService } from "../domain/runs.js";
 import { storeService } from "../domain/store.js";
 import { threadStateService } from "../domain/thread-state.js";
@@ -212,6 +213,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     crons,
     store,
     output,
+    protocol: protocolService({ runs, threads, state, output }),
     log: logger,
     metricsSources: [webhookMetrics],
     ...(infra.probes ? { probes: infra.probes } : {}),

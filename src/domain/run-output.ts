@@ -2,7 +2,8 @@
 // final output of /wait and /join (the last values, with __interrupt__ or __error__), and the
 // stream of every run of a thread. Every transport (SSE routes today) reads runs through this one
 // service, so none of them knows where events or outcomes are kept.
-import { threadLogKey, type RunEventLog, type StoredEvent } from "../events/run-event-log.js";
+import type { Event as ProtocolEvent } from "@langchain/protocol";
+import { protocolLogKey, threadLogKey, type RunEventLog, type StoredEvent } from "../events/run-event-log.js";
 import type { RunRepo } from "../storage/run-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
 import type { Run } from "../storage/records.js";
@@ -28,6 +29,13 @@ export interface RunOutputService {
   output(run: Run, signal?: AbortSignal): Promise<unknown>;
   /** Every run of the thread from now on (or replayed from `after`), in the modes asked for. */
   threadEvents(threadId: string, modes: ReadonlySet<ThreadStreamMode>, options: ReadFrom): Promise<AsyncGenerator<StoredEvent>>;
+  /**
+   * The thread's protocol (v2) events: every one still held, in `seq` order, then live ones as the
+   * worker writes them; with `untilNow` only those held at call time (a snapshot).
+   */
+  protocolEvents(threadId: string, options: { signal?: AbortSignal; untilNow?: boolean }): Promise<AsyncGenerator<ProtocolEvent>>;
+  /** The newest protocol event of the thread still held, if any. */
+  lastProtocolEvent(threadId: string): Promise<ProtocolEvent | undefined>;
 }
 
 export function runOutputService(deps: { events: RunEventLog; runs: RunRepo; threads: ThreadRepo }): RunOutputService {
@@ -77,6 +85,25 @@ export function runOutputService(deps: { events: RunEventLog; runs: RunRepo; thr
           if (modes.has(kind) || (kind === "lifecycle" && modes.has("run_modes"))) yield event;
         }
       })();
+    },
+
+    async protocolEvents(threadId, options) {
+      const key = protocolLogKey(threadId);
+      // Opened (idle-expiring, as the worker opens it) so a reader that comes before the first run waits for it.
+      await events.open(key, { resumable: true, expiresWhenIdle: true });
+      const last = options.untilNow ? await events.last(key) : undefined;
+      if (options.untilNow && !last) return (async function* () {})();
+      const source = events.read(key, { after: "-1", ...(options.signal ? { signal: options.signal } : {}) });
+      return (async function* () {
+        for await (const entry of source) {
+          yield entry.data as ProtocolEvent;
+          if (entry.id === last?.id) return;
+        }
+      })();
+    },
+
+    async lastProtocolEvent(threadId) {
+      return (await events.last(protocolLogKey(threadId)))?.data as ProtocolEvent | undefined;
     },
   };
 }

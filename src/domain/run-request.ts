@@ -28,6 +28,8 @@ export interface RunCreate {
   checkpoint_id?: string;
   on_completion?: "delete" | "keep";
   langsmith_tracer?: { project_name?: string; example_id?: string };
+  /** Set by the protocol service (src/protocol/), never read from a request: the run streams protocol (v2) events. */
+  protocol?: boolean;
 }
 
 /** What the run service settled before building the invocation: ids, the merged config, the checkpoint to start from. */
@@ -68,6 +70,7 @@ export function buildRunKwargs(body: RunCreate, setting: RunSetting): RunKwargs 
     on_disconnect: body.on_disconnect ?? "continue",
     durability: body.durability ?? (body.checkpoint_during === false ? "exit" : "async"),
     strict_resume: body.strict_resume ?? false,
+    ...(body.protocol ? { protocol: true } : {}),
   };
 }
 

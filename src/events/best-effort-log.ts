@@ -26,5 +26,6 @@ export function bestEffortWrites(events: RunEventLog, log: Logger): RunEventLog 
     end: (key, options) => guard("end", key, events.end(key, options), undefined),
     read: (key, options) => events.read(key, options),
     has: (key) => guard("has", key, events.has(key), false),
+    last: (key) => guard("last", key, events.last(key), undefined),
   };
 }

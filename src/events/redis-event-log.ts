@@ -180,6 +180,11 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
     async has(key) {
       return (await commands.exists(metaKey(key))) === 1;
     },
+
+    async last(key) {
+      const [entry] = (await commands.xrevrange(streamKey(key), "+", "-", "COUNT", 1)) as StreamEntry[];
+      return entry ? toEvent(entry[0], entry[1]) : undefined;
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 // Event logs: what a run (or every run of a thread) emitted, held so streams can join late and
 // resume after a dropped connection with Last-Event-ID. The port is async because its Redis
 // implementation (streams, for many replicas) is; the in-process one here is what `gantry dev` uses.
+import type { Event as ProtocolEvent } from "@langchain/protocol";
 import { invalid } from "../errors.js";
 
 export interface RunEvent {
@@ -11,6 +12,15 @@ export interface RunEvent {
 
 /** The log of every run of a thread, for GET /threads/{thread_id}/stream. */
 export const threadLogKey = (threadId: string): string => `thread:${threadId}`;
+
+/**
+ * The thread's protocol (v2) events, for POST /threads/{thread_id}/stream/events and its WebSocket
+ * twin: every run the protocol started on the thread, in `seq` order (src/protocol/).
+ */
+export const protocolLogKey = (threadId: string): string => `protocol:${threadId}`;
+
+/** A protocol event as its log keeps it: named by its method, the whole event (with `seq` and `event_id`) as data. */
+export const protocolLogEntry = (event: ProtocolEvent): RunEvent => ({ event: event.method, data: event });
 
 /** `id` is opaque to clients; ours are Redis-stream style `<ms>-<seq>` and increase strictly per log. */
 export interface StoredEvent extends RunEvent {
@@ -64,6 +74,8 @@ export interface RunEventLog {
    */
   read(key: string, options: ReadOptions): AsyncIterable<StoredEvent>;
   has(key: string): Promise<boolean>;
+  /** The newest event held, if any: where a log's next writer continues from (the protocol's `seq`). */
+  last(key: string): Promise<StoredEvent | undefined>;
 }
 
 export interface MemoryEventLogOptions {
@@ -222,6 +234,11 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
 
     async has(key) {
       return find(key) !== undefined;
+    },
+
+    async last(key) {
+      const log = find(key);
+      return log && log.events.length > log.head ? log.events[log.events.length - 1] : undefined;
     },
 
     close() {

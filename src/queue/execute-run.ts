@@ -19,6 +19,7 @@ import type { Storage } from "../storage/ports.js";
 import type { Json, JsonObject, RunKwargs, StreamMode } from "../storage/records.js";
 import type { CancelAction, ClaimedRun, RunOutcome } from "../storage/run-ports.js";
 import { eitherSignal } from "./either-signal.js";
+import { protocolRecorder } from "./protocol-recorder.js";
 import { webhookDelivery } from "../webhooks/payload.js";
 
 export interface ExecutionContext {
@@ -78,6 +79,8 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     if (wants(requested, event) && (await following())) await events.append(threadKey, { event, data });
   };
   if (await following()) await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: "running" } });
+  // A protocol (v2) run also writes the thread's protocol log; its own log keeps the classic events.
+  const protocol = kwargs.protocol ? await protocolRecorder(events, run) : undefined;
 
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new RunTimeoutError(ctx.timeoutMs / 1000)), ctx.timeoutMs);
@@ -105,7 +108,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     const modes = [...new Set<StreamMode>([...kwargs.stream_mode, "values"])];
     const finalState = finalStateWatcher();
     let flushed = false;
-    for await (const event of streamGraphRun(graph, {
+    const graphRun = {
       input: resume ? null : kwargs.input,
       ...(kwargs.command && !resume ? { command: kwargs.command } : {}),
       config: {
@@ -113,14 +116,14 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
         metadata: { ...kwargs.config.metadata, run_attempt: run.attempt, langgraph_host: "self-hosted" },
       },
       context: kwargs.context,
-      streamMode: modes,
-      subgraphs: kwargs.subgraphs,
       ...(kwargs.interrupt_before ? { interruptBefore: kwargs.interrupt_before } : {}),
       ...(kwargs.interrupt_after ? { interruptAfter: kwargs.interrupt_after } : {}),
       durability: kwargs.durability,
       signal,
       runId: run.run_id,
-    })) {
+    };
+    const source = protocol ? protocol.stream(graph, graphRun) : streamGraphRun(graph, { ...graphRun, streamMode: modes, subgraphs: kwargs.subgraphs });
+    for await (const event of source) {
       finalState.see(event);
       await emit(event.event, event.data);
       // Events the graph has already produced arrive as settled promises, so draining them never
@@ -187,6 +190,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     await storage.checkpoints.deleteThread(threadId).catch((err: unknown) => runLog.warn("deleting a temporary thread's checkpoints failed", { err }));
   }
   const finished = refusal ? { ...outcome, error: refusal } : outcome;
+  await protocol?.end(finished);
   const webhook = ctx.webhooks ? webhookDelivery({ run, outcome: finished, startedAt: new Date(run.updated_at), endedAt: new Date() }) : undefined;
   if (webhook) outcome.webhook = webhook;
   const recorded = await storage.runs.finish(run.run_id, ctx.workerId, outcome);

@@ -142,7 +142,7 @@ function libraryModes(requested: Set<StreamMode>): string[] {
   return [...modes];
 }
 
-function toLibraryOptions(options: GraphRunOptions, streamMode: string[]): Record<string, unknown> {
+export function toLibraryOptions(options: GraphRunOptions, streamMode: string[]): Record<string, unknown> {
   const { config } = options;
   const all: Record<string, unknown> = {
     configurable: config.configurable,

@@ -29,6 +29,8 @@ import { runRoutes } from "./routes/runs.js";
 import { storeRoutes } from "./routes/store.js";
 import { threadStateRoutes } from "./routes/thread-state.js";
 import { threadStreamRoutes } from "./routes/thread-stream.js";
+import { protocolRoutes } from "./routes/protocol.js";
+import type { ProtocolService } from "../protocol/service.js";
 import { threadRoutes } from "./routes/threads.js";
 import { mountUi, UI_BUILD_DIR } from "./ui.js";
 import { mountUserApp, type UserApp } from "./user-app.js";
@@ -49,6 +51,8 @@ export interface AppDeps {
   crons: CronService;
   store: StoreService;
   output: RunOutputService;
+  /** The thread-centric protocol (v2); its routes need both threads and runs enabled. */
+  protocol?: ProtocolService;
   log: Logger;
   /** Services /ok checks besides the database (Redis under `gantry serve`). */
   probes?: HealthProbe[];
@@ -96,6 +100,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.threads, output: deps.output }));
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, output: deps.output, prefix: config.mountPrefix }));
   if (!http.disable_runs) routes.push(...cronRoutes({ crons: deps.crons }));
+  if (deps.protocol && !http.disable_threads && !http.disable_runs) routes.push(...protocolRoutes({ protocol: deps.protocol, log }));
   if (!http.disable_store) routes.push(...storeRoutes({ store: deps.store }));
   if (!http.disable_meta) {
     routes.push(

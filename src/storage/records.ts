@@ -111,4 +111,9 @@ export type RunKwargs = {
   durability: "sync" | "async" | "exit";
   /** Refuse a resume that answers no waiting interrupt. Absent on runs stored before it existed. */
   strict_resume?: boolean;
+  /**
+   * Started through the thread protocol (v2, src/protocol/): the worker streams it with
+   * `streamEvents(..., {version: "v3"})` into the thread's protocol log as well as its own log.
+   */
+  protocol?: boolean;
 };

@@ -80,6 +80,17 @@ export function eventLogCases(backend: () => EventBackend): void {
     expect(await log.has(key())).toBe(false);
   });
 
+  it("reads back the newest event held, which is where the next writer continues", async () => {
+    const { log } = backend();
+    const k = key();
+    expect(await log.last(k)).toBeUndefined();
+    await log.open(k, { resumable: true, expiresWhenIdle: true });
+    expect(await log.last(k)).toBeUndefined();
+    await log.append(k, { event: "values", data: { seq: 1 } });
+    const id = await log.append(k, { event: "values", data: { seq: 2 } });
+    expect(await log.last(k)).toEqual({ id, event: "values", data: { seq: 2 } });
+  });
+
   it("continues a reopened log, and refuses appends to an ended one", async () => {
     const { log } = backend();
     const k = key();
