@@ -32,6 +32,7 @@ import { importExport } from "../runtime/load-module.js";
 import { loadStoreIndex } from "../runtime/store-embedder.js";
 import { createApp, type AppDeps, type HealthProbe } from "../server/app.js";
 import { registerLoopback } from "../server/loopback.js";
+import { serveWebSocketUpgrades } from "../server/websocket-upgrade.js";
 import type { UserApp } from "../server/user-app.js";
 import { registerSdkLogger } from "../runtime/sdk-logger.js";
 import { healthResponse } from "../server/routes/meta.js";
@@ -232,6 +233,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     await storage.close();
     throw err;
   });
+  const upgrades = servesApi ? serveWebSocketUpgrades(server, app.fetch, { maxPayload: config.maxBodyBytes, log: logger }) : undefined;
   if (infra.aloneOnDatabase) {
     await worker?.recover(new Date(Date.now() + config.queue.leaseMs));
     await deliveries?.recover(new Date(Date.now() + config.webhooks.timeoutMs + 60_000));
@@ -297,6 +299,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
         await typedSchemas.close();
         // Open streams would hold close() forever; their clients reconnect elsewhere (Location).
         server.closeAllConnections();
+        upgrades?.close();
         await closed;
         await infra.close();
         await storage.close();

@@ -64,6 +64,8 @@ export interface ServerConfig {
   queue: QueueConfig;
   /** How long a finished run's events stay readable for joins (RESUMABLE_STREAM_TTL_SECONDS). */
   streamRetentionMs: number;
+  /** The protocol WebSocket's ping interval (GANTRY_WS_PING_MS). */
+  websocketPingMs: number;
   cron: CronConfig;
   webhooks: WebhookConfig;
   /** LANGGRAPH_CONFIG, by graph id: the config and context a graph's assistants get when created without them. */
@@ -126,6 +128,9 @@ const EnvSchema = z.object({
   GANTRY_RUN_HEARTBEAT_MS: z.coerce.number().int().positive().default(10_000),
   GANTRY_RUN_SWEEP_MS: z.coerce.number().int().positive().default(30_000),
   GANTRY_QUEUE_POLL_MS: z.coerce.number().int().positive().default(1_000),
+  // Protocol WebSockets are pinged this often; a peer that misses one ping is dropped. Under the
+  // 60 s idle timeout of common proxies and load balancers, so an idle socket is never cut by them.
+  GANTRY_WS_PING_MS: z.coerce.number().int().positive().default(20_000),
   REDIS_URL: z.string().min(1).optional(),
   REDIS_URI: z.string().min(1).optional(),
   REDIS_KEY_PREFIX: z.string().default("gantry:"),
@@ -210,6 +215,7 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
       unresumableRetainMs: e.GANTRY_UNRESUMABLE_RETAIN_MS,
     },
     streamRetentionMs: e.RESUMABLE_STREAM_TTL_SECONDS * 1000,
+    websocketPingMs: e.GANTRY_WS_PING_MS,
     cron: {
       // Schedules have minute resolution: an occurrence fires within a second of its time.
       pollMs: 1_000,

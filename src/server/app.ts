@@ -35,6 +35,8 @@ import { threadRoutes } from "./routes/threads.js";
 import { mountUi, UI_BUILD_DIR } from "./ui.js";
 import { mountUserApp, type UserApp } from "./user-app.js";
 import type { Loopback } from "./loopback.js";
+import type { ProtocolEndpoint } from "./protocol-socket.js";
+import { protocolWebSocketRoutes } from "./routes/protocol-websocket.js";
 
 export type { HealthProbe };
 
@@ -66,6 +68,8 @@ export interface AppDeps {
   userApp?: UserApp;
   /** Lets the user's routes call this server through the SDK's Client as themselves (loopback.ts). */
   loopback?: Loopback;
+  /** The thread protocol (v2); with it, GET /threads/{id}/stream/events upgrades to a WebSocket. */
+  protocol?: ProtocolEndpoint;
 }
 
 export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
@@ -98,6 +102,9 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   }
   if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }), ...threadStateRoutes({ state: deps.state }));
   if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.threads, output: deps.output }));
+  if (!http.disable_threads && deps.protocol) {
+    routes.push(...protocolWebSocketRoutes({ threads: deps.threads, protocol: deps.protocol, pingMs: config.websocketPingMs, log }));
+  }
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, output: deps.output, prefix: config.mountPrefix }));
   if (!http.disable_runs) routes.push(...cronRoutes({ crons: deps.crons }));
   if (deps.protocol && !http.disable_threads && !http.disable_runs) routes.push(...protocolRoutes({ protocol: deps.protocol, log }));

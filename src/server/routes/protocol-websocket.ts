@@ -1,0 +1,68 @@
+// GET /threads/{id}/stream/events upgraded to a WebSocket: the thread protocol (v2) on one socket.
+// The request has been authenticated by then like any other; a thread the caller may not see is
+// refused here with the classic API's answer (404, or the auth handler's own status), before the
+// upgrade. A thread that does not exist yet is accepted, as on the official server: run.start
+// creates it.
+import type { Logger } from "../../logging.js";
+import type { ThreadService } from "../../domain/threads.js";
+import type { Access } from "../../domain/access.js";
+import { GantryError } from "../../errors.js";
+import { accessOf } from "../app-env.js";
+import { route, type RouteSpec } from "../route.js";
+import { uuidParam } from "../validation.js";
+import { serveProtocolSocket, type ProtocolEndpoint } from "../protocol-socket.js";
+import { WebSocketConnection } from "../websocket-connection.js";
+import { acceptWebSocket } from "../websocket-upgrade.js";
+
+export function protocolWebSocketRoutes(deps: { threads: ThreadService; protocol: ProtocolEndpoint; pingMs: number; log: Logger }): RouteSpec[] {
+  const { threads, protocol, pingMs, log } = deps;
+  return [
+    route({
+      method: "get",
+      path: "/threads/:thread_id/stream/events",
+      tag: "Threads",
+      summary: "The thread protocol (v2) over a WebSocket: commands and subscriptions in, events out",
+      responses: {
+        101: "Switching to the WebSocket protocol",
+        401: "Not authenticated",
+        403: "Refused by an auth handler",
+        404: "Thread not visible to the caller",
+        422: "Invalid thread id",
+        426: "Not a WebSocket upgrade request",
+      },
+      handler: async (c) => {
+        const threadId = uuidParam(c, "thread_id");
+        const access = accessOf(c);
+        await checkVisible(threads, threadId, access);
+        const requestId = c.get("requestId");
+        return acceptWebSocket(c, (socket) => {
+          const socketLog = log.child({ request_id: requestId, thread_id: threadId });
+          socketLog.debug("websocket opened");
+          const connection = new WebSocketConnection(socket, { pingMs, log: socketLog });
+          serveProtocolSocket(connection, { threadId, access, endpoint: protocol, log: socketLog });
+        });
+      },
+    }),
+  ];
+}
+
+/**
+ * Under custom auth, a thread that exists but that the caller's read filter hides is "not found",
+ * as on every classic route. Without custom auth there is nothing to check.
+ */
+async function checkVisible(threads: ThreadService, threadId: string, access: Access | undefined): Promise<void> {
+  if (!access) return;
+  try {
+    await threads.get(threadId, {}, access);
+  } catch (err) {
+    if (!(err instanceof GantryError && err.kind === "not_found")) throw err;
+    const exists = await threads.get(threadId).then(
+      () => true,
+      (missing: unknown) => {
+        if (missing instanceof GantryError && missing.kind === "not_found") return false;
+        throw missing;
+      },
+    );
+    if (exists) throw err;
+  }
+}
