@@ -1,8 +1,9 @@
 // `npm run bench:protocol`: protocol v2 streaming (issue #19) on Gantry (`gantry dev`) side by side
 // with the JS reference server in one run: time to first event and events/s for the 5,000-custom-
-// event graph over SSE and over WebSocket, with the classic `runs.stream` SSE figure taken in the
-// same run for scale. Streams alternate between the servers so machine noise falls on both. Prints a
-// Markdown table and writes it as JSON to bench/results/protocol.json. Exits 1 when any answer was wrong.
+// event graph over SSE and over WebSocket (bench/measure-protocol.ts), with the classic
+// `runs.stream` SSE figure taken in the same run for scale. Streams alternate between the servers so
+// machine noise falls on both. Prints a Markdown table and writes it as JSON to
+// bench/results/protocol.json. Exits 1 when any answer was wrong.
 import { Client } from "@langchain/langgraph-sdk";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -40,7 +41,9 @@ async function main(): Promise<number> {
   }
   load.push(loadavg()[0]!);
   const seconds = Math.round((performance.now() - started) / 1000);
-  console.log(`\nProtocol v2 streams: Gantry (gantry dev) vs the JS reference server (@langchain/langgraph-api), official SDK`);
+  console.log(
+    `\nProtocol v2 streams: Gantry (gantry dev) vs the JS reference server (@langchain/langgraph-api); classic rows through the official SDK, protocol rows on the raw wire`,
+  );
   console.log(
     `machine: ${cpus().length} cores, ${process.version}; 1-min load at start ${load[0]}, at end ${load[1]}; ${counts.streams} streams per cell; ${seconds} s\n`,
   );
