@@ -6,7 +6,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { isUnavailable } from "../errors.js";
-import { threadLogKey, type RunEventLog } from "../events/run-event-log.js";
+import { protocolLogKey, threadLogKey, type RunEventLog } from "../events/run-event-log.js";
 import type { Logger } from "../logging.js";
 import type { CompiledGraphLike } from "../runtime/graph-like.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
@@ -80,7 +80,10 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   };
   if (await following()) await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: "running" } });
   // A protocol (v2) run also writes the thread's protocol log; its own log keeps the classic events.
-  const protocol = kwargs.protocol ? await protocolRecorder(events, run) : undefined;
+  // A classic run shows there too while the thread's protocol log exists (it has readers, or had
+  // protocol runs lately): one existence check per run when it does not.
+  const protocol = kwargs.protocol || (await events.has(protocolLogKey(threadId))) ? await protocolRecorder(events, run) : undefined;
+  const mirror = protocol && !kwargs.protocol ? protocol : undefined;
 
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new RunTimeoutError(ctx.timeoutMs / 1000)), ctx.timeoutMs);
@@ -122,10 +125,12 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
       signal,
       runId: run.run_id,
     };
-    const source = protocol ? protocol.stream(graph, graphRun) : streamGraphRun(graph, { ...graphRun, streamMode: modes, subgraphs: kwargs.subgraphs });
+    const source =
+      protocol && !mirror ? protocol.stream(graph, graphRun) : streamGraphRun(graph, { ...graphRun, streamMode: modes, subgraphs: kwargs.subgraphs });
     for await (const event of source) {
       finalState.see(event);
       await emit(event.event, event.data);
+      await mirror?.mirror(event);
       // Events the graph has already produced arrive as settled promises, so draining them never
       // leaves the microtask queue, and Node uncorks a response's socket only on the next tick:
       // the first event a reader wrote stayed in its socket until the run had emitted nearly

@@ -1,4 +1,5 @@
-// The worker's half of the protocol (v2): a protocol run's events, normalized, each given its
+// The worker's half of the protocol (v2): a protocol run's events (or a classic run's, while the
+// thread has protocol readers), normalized, each given its
 // place in the thread (`seq`, and `event_id` = the seq as text), appended to the thread's protocol
 // log, where every replica's readers find them. The run's root lifecycle is written here: `running`
 // when it starts, and how it ended before its outcome is recorded, so the next run of the thread
@@ -14,6 +15,11 @@ import type { ClaimedRun, RunOutcome } from "../storage/run-ports.js";
 export interface ProtocolRecorder {
   /** Runs the graph: its protocol events go to the thread's log; the classic ones are yielded for the run's own log. */
   stream(graph: CompiledGraphLike, options: Omit<GraphRunOptions, "streamMode" | "subgraphs">): AsyncGenerator<RunEvent>;
+  /**
+   * A classic run's event, shown to the thread's protocol readers: root lifecycle, values,
+   * updates and custom events (the modes the run asked for); the rest is not for this log.
+   */
+  mirror(event: RunEvent): Promise<void>;
   /** The run's terminal root lifecycle, from the outcome about to be recorded. */
   end(outcome: RunOutcome): Promise<void>;
 }
@@ -44,6 +50,20 @@ export async function protocolRecorder(events: RunEventLog, run: ClaimedRun): Pr
         for (const draft of protocol) await write(draft);
         yield* classic;
       }
+    },
+
+    async mirror({ event, data }) {
+      const [mode, ...namespace] = event.split("|");
+      const at = { namespace, timestamp: Date.now() };
+      const core =
+        mode === "values"
+          ? [{ method: "values", params: { ...at, data } }]
+          : mode === "custom"
+            ? [{ method: "custom", params: { ...at, data: { payload: data } } }]
+            : mode === "updates" && data !== null && typeof data === "object"
+              ? Object.entries(data).map(([node, values]) => ({ method: "updates", params: { ...at, node, data: { node, values } } }))
+              : [];
+      for (const one of core) for (const draft of normalizer.see(one).protocol) await write(draft);
     },
 
     async end(outcome) {

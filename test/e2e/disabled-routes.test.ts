@@ -23,6 +23,15 @@ describe("disable_threads", () => {
     await expect(client.threads.get("00000000-0000-4000-8000-000000000000")).rejects.toThrow(/HTTP 404/);
   });
 
+  it("answers 404 on the protocol (v2) routes too", async () => {
+    const threadId = "00000000-0000-4000-8000-000000000000";
+    const command = await request(server.url, "POST", `/threads/${threadId}/commands`, { body: { id: 1, method: "state.get", params: {} } });
+    expect(command.status).toBe(404);
+    expect(command.json).toEqual({ detail: `No route for POST /threads/${threadId}/commands` });
+    const events = await request(server.url, "POST", `/threads/${threadId}/stream/events`, { body: { channels: ["values"] } });
+    expect(events.status).toBe(404);
+  });
+
   it("keeps the assistants routes", async () => {
     const client = sdkClient(server.url);
     const assistant = await client.assistants.create({ graphId: "echo" });

@@ -20,7 +20,7 @@ export const isRootTerminal = (event: Event): boolean =>
 export async function collectRun(
   thread: ThreadStream,
   start: () => Promise<unknown>,
-  options: { channels?: readonly string[]; namespaces?: string[][]; depth?: number; terminals?: number; deadlineMs?: number } = {},
+  options: { channels?: readonly string[]; namespaces?: string[][]; depth?: number; terminals?: number; deadlineMs?: number; afterSeq?: number } = {},
 ): Promise<Event[]> {
   const channels = [...new Set([...(options.channels ?? ALL_CHANNELS), "lifecycle"])];
   const handle = await thread.subscribe({
@@ -29,16 +29,24 @@ export async function collectRun(
     ...(options.depth !== undefined ? { depth: options.depth } : {}),
   } as never);
   // A new stream replays the thread's earlier runs; this run's events come after what was seen.
-  const seen = thread.ordering.lastSeenSeq ?? -1;
+  const seen = options.afterSeq ?? thread.ordering.lastSeenSeq ?? -1;
   await start();
   const events: Event[] = [];
   let terminals = 0;
-  const deadline = setTimeout(() => handle.close(), options.deadlineMs ?? 30_000);
+  let closed = false;
+  const deadline = setTimeout(() => {
+    closed = true;
+    handle.close();
+  }, options.deadlineMs ?? 30_000);
   try {
-    for await (const event of handle as AsyncIterable<Event>) {
-      if ((event.seq ?? 0) <= seen) continue;
-      events.push(event);
-      if (isRootTerminal(event) && ++terminals >= (options.terminals ?? 1)) break;
+    // The SDK pauses a subscription after a root terminal event until the next run's events come.
+    while (!closed) {
+      for await (const event of handle as AsyncIterable<Event>) {
+        if ((event.seq ?? 0) <= seen) continue;
+        events.push(event);
+        if (isRootTerminal(event) && ++terminals >= (options.terminals ?? 1)) return events;
+      }
+      await handle.waitForResume();
     }
   } finally {
     clearTimeout(deadline);
@@ -102,4 +110,36 @@ export async function readEvents(
     clearTimeout(timer);
     abort.abort();
   }
+}
+
+/**
+ * A fetch for the SDK whose event streams break after `events` SSE frames, as a network drop would:
+ * the first stream to get that far breaks (the SDK replaces streams as its subscriptions change, so
+ * the first one may be closed before), and everything after that goes through untouched.
+ */
+export function dropAfter(events: number): { fetch: typeof fetch; dropped(): boolean } {
+  let dropped = false;
+  const dropping: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    if (dropped || !url.endsWith("/stream/events") || !response.body) return response;
+    let frames = 0;
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        controller.enqueue(value);
+        frames += new TextDecoder().decode(value).split("\n\n").length - 1;
+        if (frames >= events && !dropped) {
+          dropped = true;
+          await reader.cancel();
+          controller.error(new TypeError("network connection lost"));
+        }
+      },
+      cancel: () => reader.cancel(),
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+  return { fetch: dropping, dropped: () => dropped };
 }

@@ -3,18 +3,31 @@
 // strategies, a dropped stream, and bad input; and that a protocol run is an ordinary run to the
 // classic API. One server for the file.
 import { randomUUID } from "node:crypto";
+import type { Client } from "@langchain/langgraph-sdk";
 import type { Event } from "@langchain/protocol";
 import { describe, expect, it } from "vitest";
 import type { OpenStore } from "./backends.js";
 import { fixture } from "./fixture-paths.js";
 import { useGantry } from "./fixture.js";
-import { request } from "./http.js";
-import { collectRun, expectOrdered, lifecycleOf, readEvents } from "./protocol-support.js";
+import { eventually, request } from "./http.js";
+import { collectRun, dropAfter, expectOrdered, lifecycleOf, readEvents } from "./protocol-support.js";
 
-export const PROTOCOL_CONFIG = fixture("runs", "langgraph.json");
+export const PROTOCOL_CONFIG = fixture("protocol", "langgraph.json");
 
 const dataOf = <T = Record<string, unknown>>(event: Event) => event.params.data as T;
 const ofMethod = (events: Event[], method: string) => events.filter((e) => e.method === method);
+
+/** The terminal lifecycle event is written just before the run's outcome is stored: the classic status follows it. */
+const settledRun = (client: Client, threadId: string, runId: string) =>
+  eventually(`run ${runId} to settle`, async () => {
+    const { status } = await client.runs.get(threadId, runId);
+    return status === "running" || status === "pending" ? undefined : status;
+  });
+const settledThread = (client: Client, threadId: string) =>
+  eventually(`thread ${threadId} to settle`, async () => {
+    const { status } = await client.threads.get(threadId);
+    return status === "busy" ? undefined : status;
+  });
 
 export function describeProtocolE2E(backend: string, open: OpenStore): void {
   describe(`protocol v2 over SSE (${backend})`, () => {
@@ -35,10 +48,26 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       expect(ofMethod(events, "tasks").length).toBeGreaterThan(0);
       const finalValues = dataOf(ofMethod(events, "values").at(-1)!);
 
-      const run = await gantry.client.runs.get(thread.threadId, runId);
-      expect(run.status).toBe("success");
+      expect(await settledRun(gantry.client, thread.threadId, runId)).toBe("success");
       expect(await gantry.client.runs.join(thread.threadId, runId)).toEqual(finalValues);
       expect((await gantry.client.threads.getState(thread.threadId)).values).toEqual(finalValues);
+
+      // A classic run on the thread shows on its protocol stream too, and state.get reads its outcome.
+      const follower = gantry.client.threads.stream(thread.threadId, { assistantId: "chain" });
+      let classicId = "";
+      const classic = await collectRun(
+        follower,
+        async () => {
+          classicId = (await gantry.client.runs.create(thread.threadId, "chain", { input: { text: "classic" } })).run_id;
+        },
+        { afterSeq: events.at(-1)!.seq! },
+      );
+      expectOrdered([...events, ...classic]);
+      expect(lifecycleOf(classic)).toEqual(["running", "completed"]);
+      const classicValues = dataOf(ofMethod(classic, "values").at(-1)!);
+      expect(await gantry.client.runs.join(thread.threadId, classicId)).toEqual(classicValues);
+      expect(((await follower.state.get({ namespace: [] } as never)) as { values: unknown }).values).toEqual(classicValues);
+      await follower.close();
     });
 
     it("streams a chat model's message as content-block deltas", async () => {
@@ -57,6 +86,20 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       expect(text).toBe("hello there");
       const last = dataOf<{ messages: Array<{ type: string; content: unknown }> }>(ofMethod(events, "values").at(-1)!);
       expect(last.messages.map((m) => m.type)).toEqual(["human", "ai"]);
+
+      // The SDK's own projections over the same events: assembled messages and the final output.
+      const again = gantry.client.threads.stream({ assistantId: "chat" });
+      const assembled = again.messages;
+      const output = again.output;
+      await again.run.start({ input: { messages: [{ role: "user", content: "again" }] } });
+      const texts: string[] = [];
+      for await (const message of assembled) {
+        texts.push(await (message as unknown as { text: PromiseLike<string> }).text);
+        break;
+      }
+      expect(texts).toEqual(["hello there"]);
+      expect(((await output) as { messages: unknown[] }).messages).toHaveLength(2);
+      await again.close();
     });
 
     it("streams tool calls and custom events", async () => {
@@ -113,7 +156,7 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       const requested = ofMethod(first, "input.requested").map((e) => dataOf<{ interrupt_id: string; payload: unknown }>(e));
       expect(requested).toEqual([{ interrupt_id: expect.any(String), payload: "question" }]);
       expect(ofMethod(first, "values").every((e) => !("__interrupt__" in dataOf(e)))).toBe(true);
-      expect((await gantry.client.threads.get(thread.threadId)).status).toBe("interrupted");
+      expect(await settledThread(gantry.client, thread.threadId)).toBe("interrupted");
 
       const second = await collectRun(thread, () => thread.input.respond({ namespace: [], interrupt_id: requested[0]!.interrupt_id, response: "yes" }));
       expect(lifecycleOf(second)).toEqual(["running", "completed"]);
@@ -134,8 +177,94 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       await thread.close();
       const root = events.filter((e) => e.method === "lifecycle" && e.params.namespace.length === 0).map((e) => dataOf(e));
       expect(root.at(-1)).toMatchObject({ event: "failed", error: "boom" });
-      expect((await gantry.client.runs.get(thread.threadId, runId)).status).toBe("error");
-      expect((await gantry.client.threads.get(thread.threadId)).status).toBe("error");
+      expect(await settledRun(gantry.client, thread.threadId, runId)).toBe("error");
+      expect(await settledThread(gantry.client, thread.threadId)).toBe("error");
+    });
+
+    it("applies each multitask strategy on run.start, and a classic cancel ends the run as interrupted", async () => {
+      const { client } = gantry;
+      const running = (threadId: string, runId: string) =>
+        eventually(`run ${runId} running`, async () => ((await client.runs.get(threadId, runId)).status === "running" ? true : undefined));
+
+      // reject: refused while the thread is busy; then the first run is cancelled through the classic API.
+      const rejecting = client.threads.stream({ assistantId: "slow" });
+      let first = "";
+      const rejected = await collectRun(rejecting, async () => {
+        first = (await rejecting.run.start({ input: { ms: 60_000, label: "a" } })).run_id!;
+        await running(rejecting.threadId, first);
+        await expect(rejecting.run.start({ input: { ms: 10, label: "b" }, multitaskStrategy: "reject" } as never)).rejects.toThrow(/409/);
+        await client.runs.cancel(rejecting.threadId, first);
+      });
+      await rejecting.close();
+      expect(lifecycleOf(rejected)).toEqual(["running", "interrupted"]);
+      expect(await settledRun(client, rejecting.threadId, first)).toBe("interrupted");
+
+      for (const strategy of ["interrupt", "rollback", "enqueue"] as const) {
+        const thread = client.threads.stream({ assistantId: "slow" });
+        let a = "";
+        let b = "";
+        const events = await collectRun(
+          thread,
+          async () => {
+            a = (await thread.run.start({ input: { ms: strategy === "enqueue" ? 500 : 60_000, label: "a" } })).run_id!;
+            await running(thread.threadId, a);
+            b = (await thread.run.start({ input: { ms: 10, label: "b" }, multitaskStrategy: strategy } as never)).run_id!;
+          },
+          { terminals: 2 },
+        );
+        await thread.close();
+        expectOrdered(events);
+        const state = (await client.threads.getState(thread.threadId)).values as { log: string[] };
+        if (strategy === "enqueue") {
+          expect(lifecycleOf(events)).toEqual(["running", "completed", "running", "completed"]);
+          expect(state.log).toEqual(["a", "b"]);
+        } else {
+          expect(lifecycleOf(events)).toEqual(["running", "interrupted", "running", "completed"]);
+          expect(state.log).toEqual(["b"]);
+        }
+        expect(await settledRun(client, thread.threadId, b)).toBe("success");
+        if (strategy === "rollback") await expect(client.runs.get(thread.threadId, a)).rejects.toThrow(/404|not found/i);
+        else expect(await settledRun(client, thread.threadId, a)).toBe(strategy === "enqueue" ? "success" : "interrupted");
+      }
+    });
+
+    it("loses and repeats nothing when the stream drops mid-run and the SDK reconnects", async () => {
+      const dropping = dropAfter(5);
+      const thread = gantry.client.threads.stream({ assistantId: "ticker", fetch: dropping.fetch, reconnectDelayMs: () => 50 } as never);
+      const events = await collectRun(thread, () => thread.run.start({ input: { count: 40, ms: 25 } }));
+      await thread.close();
+      expect(dropping.dropped()).toBe(true);
+      expectOrdered(events);
+      // Every event of the run, contiguous: nothing lost across the reconnect.
+      const seqs = events.map((e) => e.seq!);
+      expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
+      expect(ofMethod(events, "custom").map((e) => (dataOf(e).payload as { tick: number }).tick)).toEqual([...Array(40).keys()]);
+      expect(lifecycleOf(events)).toEqual(["running", "completed"]);
+    });
+
+    it("keeps an idle stream alive with heartbeats", async () => {
+      const thread = await gantry.client.threads.create();
+      const abort = new AbortController();
+      const response = await fetch(`${gantry.server.url}/threads/${thread.thread_id}/stream/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ channels: ["values", "lifecycle"] }),
+        signal: abort.signal,
+      });
+      expect(response.headers.get("content-type")).toContain("text/event-stream");
+      const decoder = new TextDecoder();
+      let text = "";
+      const timer = setTimeout(() => abort.abort(), 15_000);
+      try {
+        for await (const chunk of response.body!) {
+          text += decoder.decode(chunk as Uint8Array);
+          if (text.includes(": heartbeat")) break;
+        }
+      } finally {
+        clearTimeout(timer);
+        abort.abort();
+      }
+      expect(text).toContain(": heartbeat");
     });
 
     it("answers bad input with the protocol's error shape", async () => {
