@@ -299,7 +299,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
         await typedSchemas.close();
         // Open streams would hold close() forever; their clients reconnect elsewhere (Location).
         server.closeAllConnections();
-        upgrades?.close();
+        await upgrades?.close();
         await closed;
         await infra.close();
         await storage.close();

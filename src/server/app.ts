@@ -35,7 +35,6 @@ import { threadRoutes } from "./routes/threads.js";
 import { mountUi, UI_BUILD_DIR } from "./ui.js";
 import { mountUserApp, type UserApp } from "./user-app.js";
 import type { Loopback } from "./loopback.js";
-import type { ProtocolEndpoint } from "./protocol-socket.js";
 import { protocolWebSocketRoutes } from "./routes/protocol-websocket.js";
 
 export type { HealthProbe };
@@ -68,8 +67,6 @@ export interface AppDeps {
   userApp?: UserApp;
   /** Lets the user's routes call this server through the SDK's Client as themselves (loopback.ts). */
   loopback?: Loopback;
-  /** The thread protocol (v2); with it, GET /threads/{id}/stream/events upgrades to a WebSocket. */
-  protocol?: ProtocolEndpoint;
 }
 
 export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
@@ -102,12 +99,13 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   }
   if (!http.disable_threads) routes.push(...threadRoutes({ threads: deps.threads }), ...threadStateRoutes({ state: deps.state }));
   if (!http.disable_threads) routes.push(...threadStreamRoutes({ threads: deps.threads, output: deps.output }));
-  if (!http.disable_threads && deps.protocol) {
-    routes.push(...protocolWebSocketRoutes({ threads: deps.threads, protocol: deps.protocol, pingMs: config.websocketPingMs, log }));
-  }
   if (!http.disable_runs) routes.push(...runRoutes({ runs: deps.runs, output: deps.output, prefix: config.mountPrefix }));
   if (!http.disable_runs) routes.push(...cronRoutes({ crons: deps.crons }));
   if (deps.protocol && !http.disable_threads && !http.disable_runs) routes.push(...protocolRoutes({ protocol: deps.protocol, log }));
+  // The same protocol on a WebSocket: GET /threads/{id}/stream/events with Upgrade (websocket-upgrade.ts).
+  if (deps.protocol && !http.disable_threads && !http.disable_runs) {
+    routes.push(...protocolWebSocketRoutes({ threads: deps.threads, protocol: deps.protocol, pingMs: config.websocketPingMs, log }));
+  }
   if (!http.disable_store) routes.push(...storeRoutes({ store: deps.store }));
   if (!http.disable_meta) {
     routes.push(

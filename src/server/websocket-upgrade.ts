@@ -37,9 +37,16 @@ export function acceptWebSocket(c: Context, handler: WebSocketHandler): Response
   return c.body(null, 200);
 }
 
+/** How long sockets get to answer the 1001 close at shutdown before they are cut. */
+const CLOSE_GRACE_MS = 1_000;
+
 export interface WebSocketUpgrades {
-  /** Closes every open socket with 1001 (going away), so clients reconnect to another replica. */
-  close(): void;
+  /**
+   * Stops upgrading and closes every open socket with 1001 (going away), so clients reconnect to
+   * another replica; a peer that does not answer the close within a second is cut. Open sockets
+   * would otherwise hold the HTTP server's close() open.
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -69,9 +76,15 @@ export function serveWebSocketUpgrades(server: Server, fetch: AppFetch, options:
   };
   server.on("upgrade", onUpgrade);
   return {
-    close() {
+    async close() {
       server.off("upgrade", onUpgrade);
-      for (const ws of sockets.clients) ws.close(1001, "Server shutting down");
+      const open = [...sockets.clients];
+      const closed = open.map((ws) => new Promise<void>((resolve) => ws.once("close", () => resolve())));
+      for (const ws of open) ws.close(1001, "Server shutting down");
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      clearTimeout(grace);
+      for (const ws of sockets.clients) ws.terminate();
       sockets.close();
     },
   };

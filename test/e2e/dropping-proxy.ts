@@ -72,3 +72,57 @@ export async function startDroppingProxy(target: string, framesBeforeDrop: numbe
       }),
   };
 }
+
+/**
+ * The same for a WebSocket: the first upgraded connection is cut, both ways, once the server has
+ * sent `eventsBeforeDrop` protocol events on it (counted in the raw frames, which a server does not
+ * mask). Later connections pass through, so the client's reconnect goes through.
+ */
+export async function startDroppingWebSocketProxy(target: string, eventsBeforeDrop: number): Promise<DroppingProxy & { dropped(): boolean }> {
+  const { hostname, port } = new URL(target);
+  const requests: string[] = [];
+  const sockets = new Set<Socket>();
+  let dropped = false;
+
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    sockets.add(client).add(upstream);
+    client.on("close", () => sockets.delete(client));
+    upstream.on("close", () => sockets.delete(upstream));
+    client.on("error", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+    client.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("latin1");
+      if (/^[A-Z]+ \/\S* HTTP\/1\.1\r\n/.test(text)) requests.push(text.split("\r\n\r\n")[0]!);
+      upstream.write(chunk);
+    });
+    client.on("end", () => upstream.end());
+
+    let upgraded: boolean | undefined;
+    let events = 0;
+    upstream.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("latin1");
+      upgraded ??= text.startsWith("HTTP/1.1 101");
+      if (dropped || !upgraded) return void client.write(chunk);
+      events += text.split('"type":"event"').length - 1;
+      if (events < eventsBeforeDrop) return void client.write(chunk);
+      dropped = true;
+      client.destroy();
+      upstream.destroy();
+    });
+    upstream.on("end", () => client.end());
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    requests,
+    dropped: () => dropped,
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

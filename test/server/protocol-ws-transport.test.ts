@@ -1,7 +1,8 @@
 // The protocol WebSocket's transport on a real socket: the app's upgrade path, frame errors,
 // heartbeats, back-pressure and subscription ordering. The protocol service is stood in for by a
-// thread log kept in an array (the transport's port, ProtocolEndpoint), which counts what the
-// transport pulls from it: that is how the back-pressure case sees the server stop reading.
+// thread log kept in an array, which counts what the transport pulls from it: that is how the
+// back-pressure case sees the server stop reading. The real service, end to end, is in
+// test/e2e/protocol-ws*.test.ts.
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
@@ -13,7 +14,8 @@ import type { AppEnv } from "../../src/server/app-env.js";
 import { createLogger, type Logger } from "../../src/logging.js";
 import { errorHandler } from "../../src/server/errors.js";
 import { mountRoutes } from "../../src/server/route.js";
-import type { ProtocolEndpoint, ProtocolEvent } from "../../src/server/protocol-socket.js";
+import type { Event as ProtocolEvent } from "@langchain/protocol";
+import type { ProtocolService } from "../../src/protocol/service.js";
 import { protocolWebSocketRoutes } from "../../src/server/routes/protocol-websocket.js";
 import { HIGH_WATER_BYTES } from "../../src/server/websocket-connection.js";
 import { serveWebSocketUpgrades, type WebSocketUpgrades } from "../../src/server/websocket-upgrade.js";
@@ -32,7 +34,7 @@ class ArrayLog {
 
   append(method: string, data: unknown, namespace: string[] = []): void {
     const seq = this.events.length + 1;
-    this.events.push({ type: "event", event_id: String(seq), seq, method, params: { namespace, timestamp: Date.now(), data } });
+    this.events.push({ type: "event", event_id: String(seq), seq, method, params: { namespace, timestamp: Date.now(), data } } as ProtocolEvent);
     for (const wake of this.#wake.splice(0)) wake();
   }
 
@@ -58,7 +60,7 @@ const logOf = (threadId: string) => {
   return logs.get(threadId)!;
 };
 
-const endpoint: ProtocolEndpoint = {
+const endpoint: ProtocolService = {
   async command(threadId, command) {
     if (command.method === "run.start") {
       logOf(threadId).append("lifecycle", { event: "running" });
@@ -66,7 +68,7 @@ const endpoint: ProtocolEndpoint = {
     }
     return { type: "error", id: command.id, error: "unknown_command", message: `Unknown protocol command: ${command.method}` };
   },
-  events: (threadId, _filter, { signal }) => logOf(threadId).read(signal),
+  events: async (threadId, _filter, { signal }) => logOf(threadId).read(signal!),
 };
 
 /** Lines the server logged, to see it pause. */
@@ -104,7 +106,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  upgrades.close();
+  await upgrades.close();
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
@@ -155,12 +157,20 @@ describe("the protocol WebSocket transport", () => {
     socket.send(Buffer.from(JSON.stringify({ id: 10, method: "no.such" })));
     await until(() => frames.length === 7, "seven answers");
     expect(frames[0]).toMatchObject({ type: "error", id: null, error: "invalid_argument", message: expect.stringMatching(/must be valid JSON/) });
-    expect(frames[1]).toMatchObject({ type: "error", id: null, message: expect.stringMatching(/must be a JSON object/) });
-    expect(frames[2]).toMatchObject({ type: "error", id: null, message: "Field 'id' must be a non-negative integer, got -1" });
-    expect(frames[3]).toMatchObject({ type: "error", id: 7, message: expect.stringMatching(/Field 'method' must be a non-empty string/) });
+    expect(frames[1]).toMatchObject({ type: "error", id: null, error: "invalid_argument" });
+    expect(frames[2]).toMatchObject({ type: "error", id: null, message: expect.stringMatching(/^Field 'id' is invalid/) });
+    expect(frames[3]).toMatchObject({ type: "error", id: null, message: expect.stringMatching(/^Field 'method' is invalid/) });
     const byId = new Map(frames.slice(4).map((frame) => [frame.id, frame]));
-    expect(byId.get(8)).toMatchObject({ type: "error", error: "invalid_argument", message: expect.stringMatching(/unsupported channel "nope"/) });
-    expect(byId.get(9)).toMatchObject({ type: "error", error: "invalid_argument", message: expect.stringMatching(/non-empty array/) });
+    expect(byId.get(8)).toMatchObject({
+      type: "error",
+      error: "invalid_argument",
+      message: expect.stringMatching(/'channels\[0\]' is invalid: not a protocol channel/),
+    });
+    expect(byId.get(9)).toMatchObject({
+      type: "error",
+      error: "invalid_argument",
+      message: expect.stringMatching(/'channels' is invalid: name at least one channel/),
+    });
     expect(byId.get(10)).toMatchObject({ type: "error", error: "unknown_command" });
     expect(socket.readyState).toBe(WebSocket.OPEN);
     socket.close();
@@ -232,6 +242,25 @@ describe("the protocol WebSocket transport", () => {
     socket.close();
   });
 
+  it("loses no replay when a subscribe comes while the previous one's replay is under way", async () => {
+    const threadId = randomUUID();
+    const log = logOf(threadId);
+    for (let i = 0; i < 300; i += 1) {
+      log.append("values", { i });
+      log.append("custom", { payload: i });
+    }
+    log.append("lifecycle", { event: "completed" });
+    const { socket, frames } = await connect(threadId);
+    socket.send(JSON.stringify({ id: 1, method: "subscription.subscribe", params: { channels: ["lifecycle"] } }));
+    await until(() => frames.some((frame) => frame.method === "lifecycle"), "the lifecycle event");
+    socket.send(JSON.stringify({ id: 2, method: "subscription.subscribe", params: { channels: ["values"] } }));
+    socket.send(JSON.stringify({ id: 3, method: "subscription.subscribe", params: { channels: ["custom"] } }));
+    const seqsOf = (method: string) => [...new Set(frames.filter((frame) => frame.method === method).map((frame) => frame.seq as number))];
+    await until(() => seqsOf("values").length === 300 && seqsOf("custom").length === 300, "every values and custom event", 15_000);
+    expect(seqsOf("values")).toEqual([...Array(300).keys()].map((i) => 2 * i + 1));
+    socket.close();
+  });
+
   it("stops reading the log while a client does not read, within the buffer bound, and delivers everything once it reads", { timeout: 60_000 }, async () => {
     const threadId = randomUUID();
     const log = logOf(threadId);
@@ -265,5 +294,18 @@ describe("the protocol WebSocket transport", () => {
     await until(() => frames.length === total + 1, "every event", 45_000);
     expect(frames.slice(1).map((frame) => (frame.params as { data: { i: number } }).data.i)).toEqual([...Array(total).keys()]);
     socket.close();
+  });
+
+  // Last: it stops the upgrades of this file's server.
+  it("closes open sockets with 1001 at shutdown, and cuts one that does not answer the close", async () => {
+    const polite = await connect(randomUUID());
+    const silent = await connect(randomUUID());
+    // A peer that never reads answers no close frame either.
+    silent.socket.pause();
+    await upgrades.close();
+    expect(await polite.closed).toEqual({ code: 1001, reason: "Server shutting down" });
+    // close() came back without waiting for it (ws's own close timeout is 30 s); it reads its close frame, or finds the socket cut.
+    silent.socket.resume();
+    expect([1001, 1006]).toContain((await silent.closed).code);
   });
 });

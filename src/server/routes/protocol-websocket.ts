@@ -10,11 +10,13 @@ import { GantryError } from "../../errors.js";
 import { accessOf } from "../app-env.js";
 import { route, type RouteSpec } from "../route.js";
 import { uuidParam } from "../validation.js";
-import { serveProtocolSocket, type ProtocolEndpoint } from "../protocol-socket.js";
+import type { ProtocolService } from "../../protocol/service.js";
+import { requestHeaders } from "../node-request.js";
+import { serveProtocolSocket } from "../protocol-socket.js";
 import { WebSocketConnection } from "../websocket-connection.js";
 import { acceptWebSocket } from "../websocket-upgrade.js";
 
-export function protocolWebSocketRoutes(deps: { threads: ThreadService; protocol: ProtocolEndpoint; pingMs: number; log: Logger }): RouteSpec[] {
+export function protocolWebSocketRoutes(deps: { threads: ThreadService; protocol: ProtocolService; pingMs: number; log: Logger }): RouteSpec[] {
   const { threads, protocol, pingMs, log } = deps;
   return [
     route({
@@ -35,11 +37,13 @@ export function protocolWebSocketRoutes(deps: { threads: ThreadService; protocol
         const access = accessOf(c);
         await checkVisible(threads, threadId, access);
         const requestId = c.get("requestId");
+        // Commands on the socket act for whoever opened it, with the headers it opened with (http.configurable_headers).
+        const caller = { ...(access ? { access } : {}), headers: requestHeaders(c) };
         return acceptWebSocket(c, (socket) => {
           const socketLog = log.child({ request_id: requestId, thread_id: threadId });
           socketLog.debug("websocket opened");
           const connection = new WebSocketConnection(socket, { pingMs, log: socketLog });
-          serveProtocolSocket(connection, { threadId, access, endpoint: protocol, log: socketLog });
+          serveProtocolSocket(connection, { threadId, caller, protocol, log: socketLog });
         });
       },
     }),
