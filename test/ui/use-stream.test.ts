@@ -1,8 +1,9 @@
 // `useStream` of @langchain/react 1.1.0 (its own @langchain/langgraph-sdk 1.11.0) in a real
 // headless Chromium, on a page built by Vite and served from its own origin, against a real server:
 // it sends a message, renders the fake model's streamed answer, shows the interrupt, resumes it and
-// renders the reply. The same page runs against the JS reference server (@langchain/langgraph-api,
-// what `langgraphjs dev` runs), which shows the test itself is right, and against `gantry dev`.
+// renders the reply, against `gantry dev`. WITH_REFERENCE_SERVER=1 runs the same page against the JS
+// reference server too (@langchain/langgraph-api, what `langgraphjs dev` runs), which shows the
+// test itself is right.
 // useStream speaks protocol v2 only: commands over `POST /threads/{id}/commands` and events over
 // `POST /threads/{id}/stream/events` (SSE), or both over the WebSocket at the same path.
 import type { Locator, Page } from "playwright-core";
@@ -27,8 +28,8 @@ interface Server {
 }
 
 const SERVERS: Record<string, () => Promise<Server>> = {
-  "the JS reference server": () => startReferenceForBench(CONFIG),
   "gantry dev": () => startGantry({ config: CONFIG }),
+  ...(process.env.WITH_REFERENCE_SERVER === "1" ? { "the JS reference server": () => startReferenceForBench(CONFIG) } : {}),
 };
 
 /** What the page did on the wire: HTTP calls as `METHOD /path`, and the protocol command each one or each WebSocket frame carried. */
