@@ -242,6 +242,44 @@ export function describeProtocolE2E(backend: string, open: OpenStore): void {
       expect(lifecycleOf(events)).toEqual(["running", "completed"]);
     });
 
+    it("neither holds a run back for a reader that does not read nor drops what that reader has not read", async () => {
+      const { url } = gantry.server;
+      const thread = await gantry.client.threads.create();
+      const abort = new AbortController();
+      // Opened, then left unread while the run writes 3000 events.
+      const response = await fetch(`${url}/threads/${thread.thread_id}/stream/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ channels: ["custom", "lifecycle"] }),
+        signal: abort.signal,
+      });
+      const started = await request(url, "POST", `/threads/${thread.thread_id}/commands`, {
+        body: { id: 1, method: "run.start", params: { assistant_id: "custom", input: { count: 3000 } } },
+      });
+      const runId = (started.json as { result: { run_id: string } }).result.run_id;
+      expect(await settledRun(gantry.client, thread.thread_id, runId)).toBe("success");
+
+      const decoder = new TextDecoder();
+      const events: Event[] = [];
+      let buffer = "";
+      try {
+        for await (const chunk of response.body!) {
+          buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+          const frames = buffer.split("\n\n");
+          buffer = frames.pop()!;
+          for (const frame of frames) {
+            const data = frame.split("\n").find((line) => line.startsWith("data: "));
+            if (data) events.push(JSON.parse(data.slice(6)) as Event);
+          }
+          if (lifecycleOf(events).includes("completed")) break;
+        }
+      } finally {
+        abort.abort();
+      }
+      expectOrdered(events);
+      expect(ofMethod(events, "custom").map((e) => (dataOf(e).payload as { n: number }).n)).toEqual([...Array(3000).keys()]);
+    });
+
     it("keeps an idle stream alive with heartbeats", async () => {
       const thread = await gantry.client.threads.create();
       const abort = new AbortController();
