@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGantry } from "../support/gantry-process.js";
 import { AUTH_CONFIG, clientFor } from "./auth-isolation.cases.js";
 import { openSqliteStore, type GantryStore } from "./backends.js";
-import { openSocket, refusedUpgrade } from "./protocol-ws-support.js";
+import { sdkClient } from "./http.js";
+import { collectRun } from "./protocol-support.js";
+import { webSocketThread } from "./protocol-ws.cases.js";
+import { openSocket, refusedUpgrade, webSocketFactory } from "./protocol-ws-support.js";
 
 const ALICE = { Authorization: "Bearer token-alice" };
 const BOB = { Authorization: "Bearer token-bob" };
@@ -71,5 +74,24 @@ describe("protocol WebSocket upgrades under custom auth", () => {
     expect((await bob.threads.get(threadId)).metadata).toMatchObject({ owner: "bob" });
     const refused = await refusedUpgrade(server.url, threadId, ALICE);
     expect(refused.status).toBe(404);
+  });
+
+  it("streams a run through the SDK's WebSocket transport for the user whose headers the socket carries", async () => {
+    // The SDK refuses defaultHeaders on its WebSocket transport: the headers ride on the socket the factory makes.
+    const streaming = sdkClient(server.url);
+    const thread = webSocketThread(streaming, "agent", { webSocketFactory: webSocketFactory(ALICE) });
+    const events = await collectRun(thread, () => thread.run.start({ input: {} }), { channels: ["values"] });
+    await thread.close();
+    const last = events.filter((e) => e.method === "values").at(-1)!;
+    expect(last.params.data).toMatchObject({ user_id: "alice", display_name: "Alice A." });
+
+    const bobs = streaming.threads.stream(thread.threadId, {
+      assistantId: "agent",
+      transport: "websocket",
+      webSocketFactory: webSocketFactory(BOB),
+      maxReconnectAttempts: 0,
+    } as never);
+    await expect(bobs.run.start({ input: {} })).rejects.toThrow(/Failed to open protocol WebSocket/);
+    await bobs.close();
   });
 });
