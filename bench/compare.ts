@@ -12,6 +12,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { ErrorTally, type Row, type Target } from "./bench-target.js";
 import { openInProcessEcho, type InProcessEcho } from "./in-process-floor.js";
+import { protocolStreams } from "./measure-protocol.js";
 import { storeItems, threadsWithMetadata, type DataCounts } from "./measure-data.js";
 import { concurrentWaits, customStream, pickups, sequentialChain, sequentialEcho, warmUp, warmUpInProcess, type RunCounts } from "./measure-runs.js";
 import { errorSummary, markdownTable, resultJson } from "./report.js";
@@ -93,6 +94,9 @@ async function main(): Promise<number> {
     rows.push(...(await pickups(targets, runCounts, errors)));
     step("custom-event stream");
     rows.push(...(await customStream(targets, runCounts, errors)));
+    step("protocol v2 custom-event streams, SSE and WebSocket");
+    rows.push(...(await protocolStreams(targets, "sse", runCounts, errors)));
+    rows.push(...(await protocolStreams(targets, "websocket", runCounts, errors)));
     step(`${dataCounts.threads} threads`);
     rows.push(...(await threadsWithMetadata(targets, dataCounts, errors)));
     step("store");

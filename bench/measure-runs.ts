@@ -238,7 +238,7 @@ export async function pickups(targets: Target[], counts: RunCounts, errors: Erro
 }
 
 /** One stateless run emitting `customEvents` custom events, streamed; several rounds per target. */
-export async function customStream(targets: Target[], counts: RunCounts, errors: ErrorTally): Promise<Row[]> {
+export async function customStream(targets: Target[], counts: Pick<RunCounts, "customEvents" | "streams">, errors: ErrorTally): Promise<Row[]> {
   const metric = `SSE stream of ${counts.customEvents} custom events`;
   const firstEvent: Record<string, number[]> = { gantry: [], reference: [] };
   const perSecond: Record<string, number[]> = { gantry: [], reference: [] };

@@ -134,21 +134,22 @@ export async function startGantryForBench(env: Record<string, string> = {}, root
  * analytics, no `.gitignore` edit. Its in-memory state persists to `<cwd>/.langgraph_api`, so its
  * cwd is a fresh directory inside bench/ (graphs resolve their packages from this repository) with
  * the graph paths of bench/langgraph.json rewritten relative to it. LangSmith variables are dropped
- * so it makes no outside calls.
+ * so it makes no outside calls. `config` serves another langgraph.json (a test's fixture project);
+ * its state directory is then made next to that file.
  */
-export async function startReferenceForBench(): Promise<BenchServer> {
+export async function startReferenceForBench(config = BENCH_CONFIG): Promise<BenchServer> {
   const require = createRequire(import.meta.url);
   const cliPackage = require.resolve("@langchain/langgraph-cli/package.json");
   const apiRequire = createRequire(cliPackage);
   const apiDist = dirname(apiRequire.resolve("@langchain/langgraph-api"));
   const entrypoint = join(apiDist, "entrypoint.mjs");
   const preload = pathToFileURL(join(apiDist, "../preload.mjs")).toString();
-  const cwd = mkdtempSync(join(ROOT, "bench", ".reference-"));
-  const config = JSON.parse(readFileSync(BENCH_CONFIG, "utf8")) as { graphs: Record<string, string> };
+  const cwd = mkdtempSync(join(config === BENCH_CONFIG ? join(ROOT, "bench") : dirname(config), ".reference-"));
+  const parsed = JSON.parse(readFileSync(config, "utf8")) as { graphs: Record<string, string> };
   const graphs = Object.fromEntries(
-    Object.entries(config.graphs).map(([id, spec]) => {
+    Object.entries(parsed.graphs).map(([id, spec]) => {
       const [file, symbol] = spec.split(":");
-      return [id, `${relative(cwd, resolve(dirname(BENCH_CONFIG), file!))}:${symbol}`];
+      return [id, `${relative(cwd, resolve(dirname(config), file!))}:${symbol}`];
     }),
   );
   const payload = JSON.stringify({ port: 0, nWorkers: 10, host: "127.0.0.1", graphs, cwd });
