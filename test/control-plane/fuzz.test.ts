@@ -2,7 +2,7 @@
 // every /v2 route generated from the schemas and mutated (fuzz-requests.ts). Properties: never a
 // 5xx, every refusal has a detail, never a hang, the process still answers, and a deployment made
 // before fuzzing is unchanged after it. FUZZ_RUNS sets the number of requests per backend (default
-// 1,000); a failure is shrunk and printed as a curl command. FUZZ_SURVEY=1 lists every failure
+// 500); a failure is shrunk and printed as a curl command. FUZZ_SURVEY=1 lists every failure
 // instead of stopping at the first (to survey a build before fixing it).
 import fc from "fast-check";
 import { rmSync } from "node:fs";
@@ -12,7 +12,7 @@ import { TEST_DATABASE_URL, describeWithPostgres, freshSchemaName } from "../sup
 import { curlOf, requestArb, type FuzzRequest, type KnownIds } from "./fuzz-requests.js";
 import { API_KEY, api, controlPlaneDataDir, createBody, startControlPlane, waitFor, type RunningControlPlane } from "./support.js";
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 const SURVEY = process.env.FUZZ_SURVEY === "1";
 /** Far past any answer seen: an answer this late is a hang. */
 const HANG_MS = 10_000;

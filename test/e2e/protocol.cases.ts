@@ -22,12 +22,12 @@ const settledRun = (client: Client, threadId: string, runId: string) =>
   eventually(`run ${runId} to settle`, async () => {
     const { status } = await client.runs.get(threadId, runId);
     return status === "running" || status === "pending" ? undefined : status;
-  });
+  }, 30_000);
 const settledThread = (client: Client, threadId: string) =>
   eventually(`thread ${threadId} to settle`, async () => {
     const { status } = await client.threads.get(threadId);
     return status === "busy" ? undefined : status;
-  });
+  }, 30_000);
 
 export function describeProtocolE2E(backend: string, open: OpenStore): void {
   describe(`protocol v2 over SSE (${backend})`, () => {

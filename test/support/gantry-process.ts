@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const BIN = join(REPO_ROOT, "bin", "gantry.js");
 
-const START_DEADLINE_MS = 30_000;
+const START_DEADLINE_MS = 45_000;
 const STOP_DEADLINE_MS = 10_000;
 const FAILURE_DEADLINE_MS = 30_000;
 

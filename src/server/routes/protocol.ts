@@ -6,7 +6,8 @@
 // route's do.
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { Command, ErrorResponse } from "@langchain/protocol";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Command, ErrorResponse, Event } from "@langchain/protocol";
 import { AuthRejection, GantryError } from "../../errors.js";
 import { parseCommand } from "../../protocol/commands.js";
 import { parseEventFilter } from "../../protocol/filter.js";
@@ -73,10 +74,14 @@ export function protocolRoutes({ protocol, log }: { protocol: ProtocolService; l
             access: accessOf(c),
             signal: reader.signal,
           });
+          const opened = Date.now();
           return sseResponse(
             c,
             (async function* () {
-              for await (const event of events) yield { id: event.event_id ?? String(event.seq), event: event.method, data: event };
+              for await (const event of events) {
+                if (isRootTerminal(event)) await holdUntil(opened + TERMINAL_HOLD_MS, reader.signal);
+                yield { id: event.event_id ?? String(event.seq), event: event.method, data: event };
+              }
             })(),
             { onDisconnect: () => reader.abort() },
           );
@@ -86,6 +91,30 @@ export function protocolRoutes({ protocol, log }: { protocol: ProtocolService; l
       },
     }),
   ];
+}
+
+/**
+ * The SDK's ThreadStream (1.15) pauses every subscription at the first root terminal lifecycle it
+ * reads on any of its streams, and a subscription added just before, whose wider stream is still
+ * being opened, then ends before that stream's replay reaches it: `run.start` then `subscribe`
+ * (RemoteGraph's streamEvents v3 does exactly this) loses the run's events whenever the run ends
+ * before the client has opened its second stream. Runs start at once here (the claim is in the
+ * transaction that creates them), so short runs always won that race. Holding a root terminal
+ * event on a stream younger than this gives the client's next stream time to open and replay; a
+ * stream that is older, as every stream of a run longer than this is, sends it at once.
+ */
+const TERMINAL_HOLD_MS = 300;
+const TERMINAL_EVENTS = new Set(["completed", "failed", "interrupted"]);
+
+function isRootTerminal(event: Event): boolean {
+  if (event.method !== "lifecycle" || event.params.namespace.length > 0) return false;
+  const data = event.params.data as { event?: unknown };
+  return typeof data.event === "string" && TERMINAL_EVENTS.has(data.event);
+}
+
+async function holdUntil(time: number, signal: AbortSignal): Promise<void> {
+  const wait = time - Date.now();
+  if (wait > 0 && !signal.aborted) await sleep(wait, undefined, { signal }).catch(() => undefined);
 }
 
 function reply(c: Context<AppEnv>, error: ErrorResponse, status: ContentfulStatusCode, headers?: Record<string, string>): Response {
