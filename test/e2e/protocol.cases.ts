@@ -19,15 +19,23 @@ const ofMethod = (events: Event[], method: string) => events.filter((e) => e.met
 
 /** The terminal lifecycle event is written just before the run's outcome is stored: the classic status follows it. */
 const settledRun = (client: Client, threadId: string, runId: string) =>
-  eventually(`run ${runId} to settle`, async () => {
-    const { status } = await client.runs.get(threadId, runId);
-    return status === "running" || status === "pending" ? undefined : status;
-  }, 30_000);
+  eventually(
+    `run ${runId} to settle`,
+    async () => {
+      const { status } = await client.runs.get(threadId, runId);
+      return status === "running" || status === "pending" ? undefined : status;
+    },
+    30_000,
+  );
 const settledThread = (client: Client, threadId: string) =>
-  eventually(`thread ${threadId} to settle`, async () => {
-    const { status } = await client.threads.get(threadId);
-    return status === "busy" ? undefined : status;
-  }, 30_000);
+  eventually(
+    `thread ${threadId} to settle`,
+    async () => {
+      const { status } = await client.threads.get(threadId);
+      return status === "busy" ? undefined : status;
+    },
+    30_000,
+  );
 
 export function describeProtocolE2E(backend: string, open: OpenStore): void {
   describe(`protocol v2 over SSE (${backend})`, () => {
