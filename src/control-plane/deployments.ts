@@ -192,27 +192,8 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
       );
     if (input.secret_references?.length) throw sourceError("'secret_references' are only for 'external_docker' source deployments");
     checkSecrets(input.secrets);
-    const custom = customAddress(sc.custom_url, ownHosts);
-    const created = await store.createDeployment(
-      {
-        id: newId(),
-        tenant_id: tenant ?? DEFAULT_TENANT,
-        name: input.name,
-        source: "internal_source",
-        deployment_type: sc.deployment_type ?? "dev",
-        repo_url: "",
-        integration_id: null,
-        build_on_push: false,
-        install_command: sc.install_command ?? null,
-        build_command: sc.build_command ?? null,
-        resource_spec: sc.resource_spec ?? null,
-        custom_url: custom?.url ?? null,
-        custom_host: custom?.host ?? null,
-        status: "AWAITING_DATABASE",
-      },
-      undefined,
-    );
-    return view(created);
+    const row = newDeployment(newId(), input, tenant, ownHosts, { source: "internal_source", repo_url: "", integration_id: null, build_on_push: false });
+    return view(await store.createDeployment(row, undefined));
   }
 
   /** The PATCH fields that say what a new revision builds, checked against the deployment's source. */
@@ -257,25 +238,14 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
       if (input.secret_references?.length) throw sourceError("'secret_references' are only for 'external_docker' source deployments");
       if (sc.build_on_push && isTagRef(rc.repo_ref)) throw sourceError("'build_on_push' must be false when 'repo_ref' is a tag");
       checkSecrets(input.secrets);
-      const custom = customAddress(sc.custom_url, ownHosts);
       const id = newId();
       const created = await store.createDeployment(
-        {
-          id,
-          tenant_id: tenant ?? DEFAULT_TENANT,
-          name: input.name,
+        newDeployment(id, input, tenant, ownHosts, {
           source: "github",
-          deployment_type: sc.deployment_type ?? "dev",
           repo_url: sc.repo_url,
           integration_id: sc.integration_id ?? null,
           build_on_push: sc.build_on_push ?? false,
-          install_command: sc.install_command ?? null,
-          build_command: sc.build_command ?? null,
-          resource_spec: sc.resource_spec ?? null,
-          custom_url: custom?.url ?? null,
-          custom_host: custom?.host ?? null,
-          status: "AWAITING_DATABASE",
-        },
+        }),
         newRevision(id, { source: "github", ref: rc.repo_ref, pinned: null }, rc.langgraph_config_path, input.secrets),
       );
       deps.changed();
@@ -476,6 +446,31 @@ function checkSecrets(secrets: Secret[]): void {
 }
 
 /** A deployment's own address; undefined when none is given. */
+/** The row a create writes: the source decides the repository fields, the request the rest. */
+function newDeployment(
+  id: string,
+  input: CreateInput,
+  tenant: Tenant,
+  ownHosts: string[],
+  source: Pick<DeploymentRecord, "source" | "repo_url" | "integration_id" | "build_on_push">,
+): Parameters<ControlPlaneStore["createDeployment"]>[0] {
+  const sc = input.source_config;
+  const custom = customAddress(sc.custom_url, ownHosts);
+  return {
+    id,
+    tenant_id: tenant ?? DEFAULT_TENANT,
+    name: input.name,
+    ...source,
+    deployment_type: sc.deployment_type ?? "dev",
+    install_command: sc.install_command ?? null,
+    build_command: sc.build_command ?? null,
+    resource_spec: sc.resource_spec ?? null,
+    custom_url: custom?.url ?? null,
+    custom_host: custom?.host ?? null,
+    status: "AWAITING_DATABASE",
+  };
+}
+
 function customAddress(text: string | null | undefined, ownHosts: string[]): CustomUrl | undefined {
   if (!text) return undefined;
   const parsed = parseCustomUrl(text);

@@ -42,6 +42,12 @@ export interface ProtocolService {
    * The generator pulls from the log only as fast as it is iterated.
    */
   events(threadId: string, filter: EventStreamRequest, options: { access?: Access; signal?: AbortSignal }): Promise<AsyncGenerator<Event>>;
+  /**
+   * May the caller follow the thread? Throws `not_found` for a thread that exists but is not the
+   * caller's (or the auth handler's refusal); a thread that does not exist yet may be followed,
+   * since `run.start` creates it. What a transport checks before it opens a connection.
+   */
+  open(threadId: string, access?: Access): Promise<void>;
 }
 
 export interface ProtocolServiceDeps {
@@ -174,6 +180,10 @@ export function protocolService(deps: ProtocolServiceDeps): ProtocolService {
       const handler = Object.hasOwn(handlers, command.method) ? handlers[command.method] : undefined;
       if (!handler) return errorResponse(command.id, "unknown_command", `Unknown protocol command: ${command.method}`);
       return handler(threadId, command, caller);
+    },
+
+    async open(threadId, access) {
+      await visible(threads, threadId, access);
     },
 
     async events(threadId, filter, { access, signal }) {

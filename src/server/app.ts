@@ -111,7 +111,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   if (deps.protocol && !http.disable_threads && !http.disable_runs) routes.push(...protocolRoutes({ protocol: deps.protocol, log }));
   // The same protocol on a WebSocket: GET /threads/{id}/stream/events with Upgrade (websocket-upgrade.ts).
   if (deps.protocol && !http.disable_threads && !http.disable_runs) {
-    routes.push(...protocolWebSocketRoutes({ threads: deps.threads, protocol: deps.protocol, pingMs: config.websocketPingMs, log }));
+    routes.push(...protocolWebSocketRoutes({ protocol: deps.protocol, pingMs: config.websocketPingMs, log }));
   }
   if (!http.disable_store) routes.push(...storeRoutes({ store: deps.store }));
   if (!http.disable_a2a) {

@@ -19,7 +19,6 @@ import type { ProtocolService } from "../../src/protocol/service.js";
 import { protocolWebSocketRoutes } from "../../src/server/routes/protocol-websocket.js";
 import { HIGH_WATER_BYTES } from "../../src/server/websocket-connection.js";
 import { serveWebSocketUpgrades, type WebSocketUpgrades } from "../../src/server/websocket-upgrade.js";
-import type { ThreadService } from "../../src/domain/threads.js";
 import { AuthRejection } from "../../src/errors.js";
 
 /** The heartbeat case's server pings this often; the others' rarely, as a client that does not read cannot answer. */
@@ -69,6 +68,8 @@ const endpoint: ProtocolService = {
     return { type: "error", id: command.id, error: "unknown_command", message: `Unknown protocol command: ${command.method}` };
   },
   events: async (threadId, _filter, { signal }) => logOf(threadId).read(signal!),
+  // Threads are all visible: these cases are about the transport, not the auth check.
+  open: async () => {},
 };
 
 /** Lines the server logged, to see it pause. */
@@ -78,9 +79,6 @@ function recordingLogger(): Logger {
   const logger: Logger = { debug: log, info: log, warn: log, error: log, child: () => logger };
   return logger;
 }
-
-// Threads are all visible: these cases are about the transport, not the auth check.
-const threads = { get: async () => ({}) } as unknown as ThreadService;
 
 let server: Server;
 let upgrades: WebSocketUpgrades;
@@ -93,9 +91,9 @@ beforeAll(async () => {
     if (c.req.header("authorization") === "Bearer nobody") throw new AuthRejection(401, "Invalid token", { "WWW-Authenticate": "Bearer" });
     await next();
   });
-  mountRoutes(app, protocolWebSocketRoutes({ threads, protocol: endpoint, pingMs: 60_000, log: recordingLogger() }));
+  mountRoutes(app, protocolWebSocketRoutes({ protocol: endpoint, pingMs: 60_000, log: recordingLogger() }));
   const quick = new Hono<AppEnv>();
-  mountRoutes(quick, protocolWebSocketRoutes({ threads, protocol: endpoint, pingMs: PING_MS, log: recordingLogger() }));
+  mountRoutes(quick, protocolWebSocketRoutes({ protocol: endpoint, pingMs: PING_MS, log: recordingLogger() }));
   app.route(QUICK, quick);
   // A route that is not a WebSocket and whose answer never ends, as an SSE stream's does not.
   app.get("/forever", () => new Response(new ReadableStream({ pull: () => new Promise(() => {}) })));

@@ -4,9 +4,6 @@
 // upgrade. A thread that does not exist yet is accepted, as on the official server: run.start
 // creates it.
 import type { Logger } from "../../logging.js";
-import type { ThreadService } from "../../domain/threads.js";
-import type { Access } from "../../domain/access.js";
-import { GantryError } from "../../errors.js";
 import { accessOf } from "../app-env.js";
 import { route, type RouteSpec } from "../route.js";
 import { uuidParam } from "../validation.js";
@@ -16,8 +13,8 @@ import { serveProtocolSocket } from "../protocol-socket.js";
 import { WebSocketConnection } from "../websocket-connection.js";
 import { acceptWebSocket } from "../websocket-upgrade.js";
 
-export function protocolWebSocketRoutes(deps: { threads: ThreadService; protocol: ProtocolService; pingMs: number; log: Logger }): RouteSpec[] {
-  const { threads, protocol, pingMs, log } = deps;
+export function protocolWebSocketRoutes(deps: { protocol: ProtocolService; pingMs: number; log: Logger }): RouteSpec[] {
+  const { protocol, pingMs, log } = deps;
   return [
     route({
       method: "get",
@@ -35,7 +32,7 @@ export function protocolWebSocketRoutes(deps: { threads: ThreadService; protocol
       handler: async (c) => {
         const threadId = uuidParam(c, "thread_id");
         const access = accessOf(c);
-        await checkVisible(threads, threadId, access);
+        await protocol.open(threadId, access);
         const requestId = c.get("requestId");
         // Commands on the socket act for whoever opened it, with the headers it opened with (http.configurable_headers).
         const caller = { ...(access ? { access } : {}), headers: requestHeaders(c) };
@@ -48,25 +45,4 @@ export function protocolWebSocketRoutes(deps: { threads: ThreadService; protocol
       },
     }),
   ];
-}
-
-/**
- * Under custom auth, a thread that exists but that the caller's read filter hides is "not found",
- * as on every classic route. Without custom auth there is nothing to check.
- */
-async function checkVisible(threads: ThreadService, threadId: string, access: Access | undefined): Promise<void> {
-  if (!access) return;
-  try {
-    await threads.get(threadId, {}, access);
-  } catch (err) {
-    if (!(err instanceof GantryError && err.kind === "not_found")) throw err;
-    const exists = await threads.get(threadId).then(
-      () => true,
-      (missing: unknown) => {
-        if (missing instanceof GantryError && missing.kind === "not_found") return false;
-        throw missing;
-      },
-    );
-    if (exists) throw err;
-  }
 }
