@@ -1,64 +1,37 @@
-// `gantry serve` scale-out: throughput of 32 concurrent stateless runs.wait clients against one
-// replica, then against two replicas on the same PostgreSQL and Redis (clients split evenly between
-// them), and the ratio. Prints a table and a JSON line. Needs PostgreSQL (DATABASE_URL, default the
-// test database) and Redis (REDIS_URL); uses a fresh schema and key prefix, and removes them.
+// `gantry serve` on PostgreSQL + Redis, in two parts (BENCH_PARTS, default "scale,stream"):
+// - scale: throughput of 32 concurrent stateless runs.wait clients against one replica, then
+//   against two replicas on the same PostgreSQL and Redis (clients split evenly), and the ratio;
+// - stream: the 5,000-custom-event SSE stream on `gantry dev` (embedded) and on one `gantry serve`
+//   replica, alternating in one run, with events/s, time to the first event, the serve/dev ratio
+//   and the Redis commands one stream costs. BENCH_BASELINE_ROOT (another checkout, e.g. a git
+//   worktree of main) adds its `gantry serve` as a third target, for old-against-new in one run.
+// Prints tables and a JSON line. Needs PostgreSQL (DATABASE_URL, default the test database) and
+// Redis (REDIS_URL); uses fresh schemas and key prefixes, and removes them.
 import { Client } from "@langchain/langgraph-sdk";
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpus } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { cpus, loadavg } from "node:os";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { deleteKeysWithPrefix } from "../src/events/redis-keys.js";
+import { alternate } from "./bench-target.js";
+import { percentile, round } from "./stats.js";
+import { type BenchServer, startGantryForBench, startServeForBench } from "./start-server.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const CONCURRENCY = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WARMUP_RUNS = 64;
+const CUSTOM_EVENTS = 5000;
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 5);
+const PARTS = new Set((process.env.BENCH_PARTS ?? "scale,stream").split(","));
+const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT;
 
-interface Replica {
-  url: string;
-  stop(): Promise<void>;
-}
-
-async function startReplica(databaseUrl: string, prefix: string): Promise<Replica> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [join(ROOT, "bin/gantry.js"), "serve", "--config", join(ROOT, "bench/langgraph.json"), "--port", "0", "--host", "127.0.0.1"],
-    { env: { ...process.env, LOG_JSON: "1", DATABASE_URL: databaseUrl, REDIS_URL, REDIS_KEY_PREFIX: prefix }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let output = "";
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    const deadline = setTimeout(() => reject(new Error(`gantry serve did not start in 60 s:\n${output}`)), 60_000);
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = output.split("\n").find((l) => l.includes('"msg":"listening"'));
-      if (line) {
-        clearTimeout(deadline);
-        resolveUrl((JSON.parse(line) as { url: string }).url);
-      }
-    });
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("exit", (code) => reject(new Error(`gantry serve exited with ${code}:\n${output}`)));
-  });
-  return {
-    url,
-    async stop() {
-      const exited = new Promise((done) => child.once("exit", done));
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
+const sdk = (server: BenchServer) => new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0, maxConcurrency: CONCURRENCY } });
 
 /** Runs/s of CONCURRENCY clients looping on stateless runs.wait, spread over the replicas. */
-async function throughput(replicas: Replica[]): Promise<{ perSecond: number; errors: number }> {
-  const clients = replicas.map((r) => new Client({ apiUrl: r.url, callerOptions: { maxRetries: 0, maxConcurrency: CONCURRENCY } }));
+async function throughput(replicas: BenchServer[]): Promise<{ perSecond: number; errors: number }> {
+  const clients = replicas.map(sdk);
   await Promise.all(
     clients.flatMap((c) => Array.from({ length: WARMUP_RUNS / clients.length }, () => c.runs.wait(null, "echo", { input: { message: "warm" } }))),
   );
@@ -79,6 +52,122 @@ async function throughput(replicas: Replica[]): Promise<{ perSecond: number; err
     }),
   );
   return { perSecond: completed / ((performance.now() - started) / 1000), errors };
+}
+
+interface StreamTarget {
+  name: string;
+  server: BenchServer;
+  client: Client;
+  /** Whether /metrics carries Redis counts (gantry serve). */
+  counted: boolean;
+  perSecond: number[];
+  firstEventMs: number[];
+  redisCommands: number[];
+  errors: number;
+}
+
+async function redisCommands(server: BenchServer): Promise<number> {
+  return ((await (await fetch(`${server.url}/metrics?format=json`)).json()) as { redis_commands?: number }).redis_commands ?? 0;
+}
+
+/** One stateless run emitting CUSTOM_EVENTS custom events, streamed and checked in order. */
+async function oneStream(target: StreamTarget, record: boolean): Promise<void> {
+  const before = target.counted ? await redisCommands(target.server) : 0;
+  const t0 = performance.now();
+  let first = NaN;
+  let received = 0;
+  try {
+    for await (const chunk of target.client.runs.stream(null, "custom", { input: { count: CUSTOM_EVENTS }, streamMode: "custom" })) {
+      if (chunk.event !== "custom") continue;
+      if (received === 0) first = performance.now() - t0;
+      if ((chunk.data as { i?: number }).i !== received) break;
+      received += 1;
+    }
+  } catch {
+    // Counted below as a short stream.
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  if (received !== CUSTOM_EVENTS) {
+    target.errors += 1;
+    return;
+  }
+  if (!record) return;
+  target.perSecond.push(received / seconds);
+  target.firstEventMs.push(first);
+  // The run's end is recorded after the stream closes: let the worker finish before counting.
+  if (target.counted) {
+    await new Promise((wake) => setTimeout(wake, 200));
+    target.redisCommands.push((await redisCommands(target.server)) - before);
+  }
+}
+
+async function streamPart(servers: BenchServer[], suffix: string): Promise<Record<string, unknown>> {
+  const schemas = [`gantry_bench_stream_${suffix}`, ...(BASELINE_ROOT ? [`gantry_bench_base_${suffix}`] : [])];
+  const prefixes = [`gantry-bench-stream-${suffix}:`, `gantry-bench-base-${suffix}:`];
+  for (const schema of schemas) await onDatabase(`CREATE SCHEMA ${schema}`);
+  const target = (name: string, server: BenchServer, counted: boolean): StreamTarget => {
+    servers.push(server);
+    return { name, server, client: sdk(server), counted, perSecond: [], firstEventMs: [], redisCommands: [], errors: 0 };
+  };
+  const load = [loadavg()[0]!];
+  try {
+    const targets = [target("gantry dev", await startGantryForBench(), false), target("gantry serve x1", await startServeForBench(schemaUrl(schemas[0]!), REDIS_URL, prefixes[0]!), true)];
+    if (BASELINE_ROOT)
+      targets.push(target(`serve x1 (${BASELINE_ROOT})`, await startServeForBench(schemaUrl(schemas[1]!), REDIS_URL, prefixes[1]!, BASELINE_ROOT), true));
+    for (const t of targets) for (let i = 0; i < 2; i++) await oneStream(t, false);
+    await alternate(targets, STREAMS, async (t) => {
+      await oneStream(t, true);
+      load.push(loadavg()[0]!);
+    });
+    const dev = percentile(targets[0]!.perSecond, 50);
+    const rows = targets.map((t) => ({
+      target: t.name,
+      "events/s p50": Math.round(percentile(t.perSecond, 50)),
+      "of dev": round(percentile(t.perSecond, 50) / dev, 2),
+      "first event ms p50": round(percentile(t.firstEventMs, 50), 1),
+      "Redis commands/stream p50": t.counted ? percentile(t.redisCommands, 50) : "-",
+      errors: t.errors,
+    }));
+    console.log(`\nSSE stream of ${CUSTOM_EVENTS} custom events, ${STREAMS} streams per target, alternating`);
+    console.table(rows);
+    return { rows, load: { min: round(Math.min(...load), 2), max: round(Math.max(...load), 2) } };
+  } finally {
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
+    for (const schema of schemas) await onDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
+    for (const prefix of prefixes) await deleteKeys(prefix);
+  }
+}
+
+async function scalePart(servers: BenchServer[], suffix: string): Promise<Record<string, unknown>> {
+  const schema = `gantry_bench_${suffix}`;
+  const prefix = `gantry-bench-${suffix}:`;
+  await onDatabase(`CREATE SCHEMA ${schema}`);
+  try {
+    const replicas: BenchServer[] = [await startServeForBench(schemaUrl(schema), REDIS_URL, prefix)];
+    servers.push(replicas[0]!);
+    const one = await throughput(replicas);
+    replicas.push(await startServeForBench(schemaUrl(schema), REDIS_URL, prefix));
+    servers.push(replicas[1]!);
+    const two = await throughput(replicas);
+    const rows = [
+      { metric: `stateless runs.wait, ${CONCURRENCY} clients, 1 replica`, value: Math.round(one.perSecond), unit: "runs/s" },
+      { metric: `stateless runs.wait, ${CONCURRENCY} clients, 2 replicas`, value: Math.round(two.perSecond), unit: "runs/s" },
+      { metric: "ratio 2 replicas / 1 replica", value: Math.round((two.perSecond / one.perSecond) * 100) / 100, unit: "x" },
+    ];
+    console.log(`\ngantry serve on PostgreSQL + Redis, ${SECONDS} s per measurement (errors: ${one.errors + two.errors})`);
+    console.table(rows);
+    return { rows, errors: one.errors + two.errors };
+  } finally {
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
+    await onDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await deleteKeys(prefix);
+  }
+}
+
+function schemaUrl(schema: string): string {
+  const url = new URL(DATABASE_URL);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  return url.toString();
 }
 
 async function onDatabase(sql: string): Promise<void> {
@@ -102,31 +191,15 @@ async function deleteKeys(prefix: string): Promise<void> {
 
 async function main(): Promise<void> {
   const suffix = randomBytes(4).toString("hex");
-  const schema = `gantry_bench_${suffix}`;
-  const prefix = `gantry-bench-${suffix}:`;
-  await onDatabase(`CREATE SCHEMA ${schema}`);
-  const url = new URL(DATABASE_URL);
-  url.searchParams.set("options", `-c search_path=${schema}`);
-  const replicas: Replica[] = [];
+  const servers: BenchServer[] = [];
+  const result: Record<string, unknown> = { benchmark: "serve", cores: cpus().length };
   try {
-    replicas.push(await startReplica(url.toString(), prefix));
-    const one = await throughput(replicas);
-    replicas.push(await startReplica(url.toString(), prefix));
-    const two = await throughput(replicas);
-    const rows = [
-      { metric: `stateless runs.wait, ${CONCURRENCY} clients, 1 replica`, value: Math.round(one.perSecond), unit: "runs/s" },
-      { metric: `stateless runs.wait, ${CONCURRENCY} clients, 2 replicas`, value: Math.round(two.perSecond), unit: "runs/s" },
-      { metric: "ratio 2 replicas / 1 replica", value: Math.round((two.perSecond / one.perSecond) * 100) / 100, unit: "x" },
-    ];
-    const errors = one.errors + two.errors;
-    console.log(`\ngantry serve on PostgreSQL + Redis, ${cpus().length} cores, ${SECONDS} s per measurement (errors: ${errors})`);
-    console.table(rows);
-    console.log(JSON.stringify({ benchmark: "serve", cores: cpus().length, errors, rows }));
+    if (PARTS.has("scale")) result.scale = await scalePart(servers, suffix);
+    if (PARTS.has("stream")) result.stream = await streamPart(servers, suffix);
   } finally {
-    await Promise.all(replicas.map((r) => r.stop()));
-    await onDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await deleteKeys(prefix);
+    await Promise.all(servers.map((s) => s.stop()));
   }
+  console.log(JSON.stringify(result));
 }
 
 await main();
