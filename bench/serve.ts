@@ -111,7 +111,10 @@ async function streamPart(servers: BenchServer[], suffix: string): Promise<Recor
   };
   const load = [loadavg()[0]!];
   try {
-    const targets = [target("gantry dev", await startGantryForBench(), false), target("gantry serve x1", await startServeForBench(schemaUrl(schemas[0]!), REDIS_URL, prefixes[0]!), true)];
+    const targets = [
+      target("gantry dev", await startGantryForBench(), false),
+      target("gantry serve x1", await startServeForBench(schemaUrl(schemas[0]!), REDIS_URL, prefixes[0]!), true),
+    ];
     if (BASELINE_ROOT)
       targets.push(target(`serve x1 (${BASELINE_ROOT})`, await startServeForBench(schemaUrl(schemas[1]!), REDIS_URL, prefixes[1]!, BASELINE_ROOT), true));
     for (const t of targets) for (let i = 0; i < 2; i++) await oneStream(t, false);
