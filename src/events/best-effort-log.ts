@@ -22,7 +22,7 @@ export function bestEffortWrites(events: RunEventLog, log: Logger): RunEventLog 
     );
   return {
     open: (key, options) => guard("open", key, events.open(key, options), undefined),
-    append: (key, event) => guard("append", key, events.append(key, event), ""),
+    append: (key, event, options) => guard("append", key, events.append(key, event, options), ""),
     end: (key, options) => guard("end", key, events.end(key, options), undefined),
     read: (key, options) => events.read(key, options),
     has: (key) => guard("has", key, events.has(key), false),

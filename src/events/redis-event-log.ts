@@ -1,12 +1,16 @@
 // Event logs in Redis, so every replica can serve every stream and Last-Event-ID resumes anywhere.
 // Each log is a Redis stream (XADD ids are the `<ms>-<seq>` ids clients see) plus a small hash of
-// its options and whether it ended. Appends publish the new id on the log's channel; readers page
-// through XRANGE and wait for that nudge, polling as well, so a lost nudge costs one poll interval.
+// its options and whether it ended. Appends publish the newest id on the log's channel; readers page
+// through the stream and wait for that nudge, polling as well, so a lost nudge costs one poll interval.
+//
+// Writes to one log go out one script call at a time, in call order; appends made while a call is
+// in flight wait and then go together in the next one (group commit). A writer that does not await
+// each append (a run emitting thousands of events) so costs one round trip per batch, not per event.
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { invalid } from "../errors.js";
 import type { RedisChannels } from "./redis-channels.js";
-import { DEFAULT_MAX_EVENTS, type RunEventLog, type StoredEvent } from "./run-event-log.js";
+import { DEFAULT_MAX_EVENTS, type RunEvent, type RunEventLog, type StoredEvent } from "./run-event-log.js";
 
 export interface RedisEventLogOptions {
   commands: Redis;
@@ -28,6 +32,9 @@ export interface RedisEventLogOptions {
 const FROM_START = new Set(["-1", "-"]);
 const ID_PATTERN = /^(\d{1,15})-(\d{1,15})$/;
 const PAGE = 500;
+// One batch's bounds: a script blocks Redis while it runs, and its arguments sit in memory twice.
+const BATCH_EVENTS = 256;
+const BATCH_BYTES = 1 << 20;
 
 // KEYS: meta, stream. ARGV: resumable, expiresWhenIdle, retentionMs, openTtlMs, channel.
 // Creates the log, or reopens an ended one (a retried attempt continues its log).
@@ -44,19 +51,39 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
 return 1`;
 
-// KEYS: meta, stream. ARGV: event, data, maxEvents, retentionMs, openTtlMs, channel.
+// KEYS: meta, stream, also-meta, also-stream (the log's own again when there is none).
+// ARGV: maxEvents, retentionMs, openTtlMs, channel, also-channel ('' for none), ifOpen, then per
+// event: whether it also goes to the other log ('1'/'0'), its name, its data. Returns the ids.
 // A key nobody opened becomes an idle-expiring resumable log, as in the in-process log.
 const APPEND = `
 local ended = redis.call('HGET', KEYS[1], 'ended')
+if ended ~= '0' and ARGV[6] == '1' then return {} end
 if ended == '1' then return redis.error_reply('GANTRY_LOG_ENDED') end
 if not ended then redis.call('HSET', KEYS[1], 'resumable', '1', 'idle', '1', 'ended', '0') end
-local ttl = ARGV[5]
-if redis.call('HGET', KEYS[1], 'idle') == '1' then ttl = ARGV[4] end
-local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'e', ARGV[1], 'd', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('PEXPIRE', KEYS[2], ttl)
-redis.call('PUBLISH', ARGV[6], id)
-return id`;
+local function ttl(meta)
+  if redis.call('HGET', meta, 'idle') == '1' then return ARGV[2] end
+  return ARGV[3]
+end
+local also = ARGV[5] ~= '' and redis.call('HGET', KEYS[3], 'ended') == '0'
+local ids = {}
+local alsoLast = false
+for i = 7, #ARGV, 3 do
+  ids[#ids + 1] = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1], 'd', ARGV[i + 2])
+  if also and ARGV[i] == '1' then
+    alsoLast = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1], 'd', ARGV[i + 2])
+  end
+end
+local own = ttl(KEYS[1])
+redis.call('PEXPIRE', KEYS[1], own)
+redis.call('PEXPIRE', KEYS[2], own)
+redis.call('PUBLISH', ARGV[4], ids[#ids])
+if alsoLast then
+  local other = ttl(KEYS[3])
+  redis.call('PEXPIRE', KEYS[3], other)
+  redis.call('PEXPIRE', KEYS[4], other)
+  redis.call('PUBLISH', ARGV[5], alsoLast)
+end
+return ids`;
 
 // KEYS: meta, stream. ARGV: retentionMs, channel.
 const END = `
@@ -67,7 +94,31 @@ redis.call('PEXPIRE', KEYS[2], ARGV[1])
 redis.call('PUBLISH', ARGV[2], 'end')
 return 1`;
 
+// KEYS: meta, stream. Where a new reader starts: the log's flags and its newest id.
+const ATTACH = `
+local meta = redis.call('HMGET', KEYS[1], 'ended', 'idle', 'resumable')
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+local newest = '0-0'
+if last[1] then newest = last[1][1] end
+return {meta[1], meta[2], meta[3], newest}`;
+
+// KEYS: meta, stream. ARGV: cursor, page size. The end flag is read before the page: if it was
+// set, every event is already in the stream.
+const PAGE_READ = `
+return {redis.call('HGET', KEYS[1], 'ended'), redis.call('XRANGE', KEYS[2], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])}`;
+
 type StreamEntry = [id: string, fields: string[]];
+
+interface Pending {
+  event: RunEvent;
+  data: string;
+  also: boolean;
+  resolve(id: string): void;
+  reject(err: unknown): void;
+}
+
+/** A write waiting its turn on its log: a batch of appends, or another script call. */
+type Write = { batch: Pending[]; alsoTo: string | undefined; ifOpen: boolean; bytes: number } | { run: () => Promise<void> };
 
 export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog {
   const { commands, channels, prefix, retentionMs, openTtlMs } = options;
@@ -77,27 +128,71 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   const metaKey = (key: string) => `${prefix}events:${key}:meta`;
   const channel = (key: string) => `${prefix}events:${key}`;
   // Scripts run by hash (EVALSHA) after the first call; each is one round trip and atomic.
-  const script = (lua: string) => {
+  const script = (lua: string, numberOfKeys = 2) => {
     const name = `gantryLog${createHash("sha1").update(lua).digest("hex").slice(0, 12)}`;
-    commands.defineCommand(name, { numberOfKeys: 2, lua });
+    commands.defineCommand(name, { numberOfKeys, lua });
     const command = (commands as unknown as Record<string, (...args: Array<string | number>) => Promise<unknown>>)[name]!;
-    return (key: string, ...args: Array<string | number>) => command.call(commands, metaKey(key), streamKey(key), ...args);
+    return (...args: Array<string | number>) => command.call(commands, ...args);
   };
   const openScript = script(OPEN);
-  const appendScript = script(APPEND);
+  const appendScript = script(APPEND, 4);
   const endScript = script(END);
+  const attachScript = script(ATTACH);
+  const pageScript = script(PAGE_READ);
+
+  // Per log, the writes not yet sent, oldest first; a log is listed while one of its writes is in flight.
+  const queues = new Map<string, Write[]>();
+
+  const drain = async (key: string, queue: Write[]) => {
+    for (let write = queue.shift(); write; write = queue.shift()) {
+      if ("run" in write) await write.run();
+      else await sendBatch(key, write);
+    }
+    queues.delete(key);
+  };
+
+  const enqueue = (key: string, write: Write) => {
+    const queue = queues.get(key);
+    if (queue) return void queue.push(write);
+    const fresh = [write];
+    queues.set(key, fresh);
+    void drain(key, fresh);
+  };
+
+  /** Runs `call` once the log's earlier writes are done, with their outcome. */
+  const inTurn = <T>(key: string, call: () => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => enqueue(key, { run: () => call().then(resolve, reject) }));
+
+  const sendBatch = async (key: string, { batch, alsoTo: also, ifOpen }: Extract<Write, { batch: Pending[] }>) => {
+    const args: Array<string | number> = [
+      metaKey(key),
+      streamKey(key),
+      also === undefined ? metaKey(key) : metaKey(also),
+      also === undefined ? streamKey(key) : streamKey(also),
+      maxEvents,
+      retentionMs,
+      openTtlMs,
+      channel(key),
+      also === undefined ? "" : channel(also),
+      ifOpen ? "1" : "0",
+    ];
+    for (const one of batch) args.push(one.also ? "1" : "0", one.event.event, one.data);
+    try {
+      const ids = (await appendScript(...args)) as string[];
+      batch.forEach((one, i) => one.resolve(ids[i] ?? ""));
+    } catch (err) {
+      const failure = (err as Error).message.includes("GANTRY_LOG_ENDED") ? new Error(`Event log ${key} has ended; open() it again before appending`) : err;
+      for (const one of batch) one.reject(failure);
+    }
+  };
 
   /** Where a new reader starts: null for an unknown log. */
   const attach = async (key: string, after: string | undefined): Promise<{ cursor: string; idle: boolean } | null> => {
-    const [[, meta], [, last]] = (await commands.pipeline().hgetall(metaKey(key)).xrevrange(streamKey(key), "+", "-", "COUNT", 1).exec()) as [
-      [unknown, Record<string, string>],
-      [unknown, StreamEntry[]],
-    ];
-    if (!meta || meta.ended === undefined) return null;
-    const newest = last[0]?.[0] ?? "0-0";
-    const idle = meta.idle === "1";
+    const [ended, idleFlag, resumable, newest] = (await attachScript(metaKey(key), streamKey(key))) as [string | null, string | null, string | null, string];
+    if (ended === null) return null;
+    const idle = idleFlag === "1";
     // Without history there is nothing to resume from: a non-resumable log always attaches live.
-    if (after === undefined || meta.resumable !== "1") return { cursor: newest, idle };
+    if (after === undefined || resumable !== "1") return { cursor: newest, idle };
     return { cursor: FROM_START.has(after) ? "0-0" : after, idle };
   };
 
@@ -116,12 +211,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       let cursor = position.cursor;
       while (!signal?.aborted) {
         nudged = false;
-        // The end flag is read before the page: if it was set, every event is already in the stream.
-        const [[, ended], [, entries]] = (await commands
-          .pipeline()
-          .hget(metaKey(key), "ended")
-          .xrange(streamKey(key), `(${cursor}`, "+", "COUNT", PAGE)
-          .exec()) as [[unknown, string | null], [unknown, StreamEntry[]]];
+        const [ended, entries] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[]];
         for (const [id, fields] of entries) {
           cursor = id;
           yield toEvent(id, fields);
@@ -150,22 +240,41 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   }
 
   return {
-    async open(key, opts) {
-      await openScript(key, opts.resumable ? "1" : "0", opts.expiresWhenIdle ? "1" : "0", retentionMs, openTtlMs, channel(key));
+    open(key, opts) {
+      return inTurn(key, async () => {
+        await openScript(metaKey(key), streamKey(key), opts.resumable ? "1" : "0", opts.expiresWhenIdle ? "1" : "0", retentionMs, openTtlMs, channel(key));
+      });
     },
 
-    async append(key, event) {
-      const data = JSON.stringify(event.data) ?? "null";
-      try {
-        return (await appendScript(key, event.event, data, maxEvents, retentionMs, openTtlMs, channel(key))) as string;
-      } catch (err) {
-        if ((err as Error).message.includes("GANTRY_LOG_ENDED")) throw new Error(`Event log ${key} has ended; open() it again before appending`);
-        throw err;
-      }
+    append(key, event, appendOptions = {}) {
+      return new Promise<string>((resolve, reject) => {
+        const data = JSON.stringify(event.data) ?? "null";
+        const { alsoTo } = appendOptions;
+        const ifOpen = appendOptions.ifOpen === true;
+        const pending: Pending = { event, data, also: alsoTo !== undefined, resolve, reject };
+        const last = queues.get(key)?.at(-1);
+        // Joins the batch waiting behind the write in flight, unless it would take it elsewhere.
+        if (
+          last &&
+          "batch" in last &&
+          last.ifOpen === ifOpen &&
+          (last.alsoTo === undefined || alsoTo === undefined || last.alsoTo === alsoTo) &&
+          last.batch.length < BATCH_EVENTS &&
+          last.bytes + data.length <= BATCH_BYTES
+        ) {
+          last.batch.push(pending);
+          last.bytes += data.length;
+          last.alsoTo ??= alsoTo;
+          return;
+        }
+        enqueue(key, { batch: [pending], alsoTo, ifOpen, bytes: data.length });
+      });
     },
 
-    async end(key, endOptions) {
-      await endScript(key, Math.min(endOptions?.retainMs ?? retentionMs, retentionMs), channel(key));
+    end(key, endOptions) {
+      return inTurn(key, async () => {
+        await endScript(metaKey(key), streamKey(key), Math.min(endOptions?.retainMs ?? retentionMs, retentionMs), channel(key));
+      });
     },
 
     read(key, { after, signal }) {

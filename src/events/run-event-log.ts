@@ -42,6 +42,19 @@ export interface EndOptions {
   retainMs?: number;
 }
 
+export interface AppendOptions {
+  /**
+   * Appends only to a log that exists and has not ended, else appends nothing and returns "":
+   * a marker for a thread's log, which exists only while someone follows the thread.
+   */
+  ifOpen?: boolean;
+  /**
+   * Also appends the event to this log if it exists and has not ended, checked at the moment of
+   * the append: a run's events reach its thread's log from the event a follower attached at on.
+   */
+  alsoTo?: string;
+}
+
 export interface ReadOptions {
   /** Exclusive: events strictly after this id. "-1" or "-" replay everything held; absent means live attach. */
   after?: string;
@@ -62,8 +75,13 @@ export interface RunEventLog {
    * with; an ended one that is still retained is reopened (a retried attempt continues its log).
    */
   open(key: string, options: OpenOptions): Promise<void>;
-  /** Appends and wakes the readers; returns the id. A key nobody opened is created as an idle-expiring resumable log. */
-  append(key: string, event: RunEvent): Promise<string>;
+  /**
+   * Appends and wakes the readers; returns the id. A key nobody opened is created as an
+   * idle-expiring resumable log. One key's writes (open, append, end) take effect in the order they
+   * were called, so a writer need not await each append before the next: an end() called after
+   * appends ends the log after them. Each append's promise still settles with its own outcome.
+   */
+  append(key: string, event: RunEvent, options?: AppendOptions): Promise<string>;
   /** Readers drain what is left, then end. Resumable logs stay readable for their retention time; others go at once. */
   end(key: string, options?: EndOptions): Promise<void>;
   /**
@@ -175,6 +193,24 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
     return log;
   };
 
+  /** Appends to a log that has not ended; returns the id. */
+  const add = (log: Log, event: RunEvent): string => {
+    const time = now();
+    const ms = Math.max(time, log.lastMs);
+    log.lastSeq = ms === log.lastMs ? log.lastSeq + 1 : 0;
+    log.lastMs = ms;
+    log.touchedAt = time;
+    const stored: StoredEvent = { id: `${ms}-${log.lastSeq}`, event: event.event, data: event.data };
+    // A non-resumable log with no reader has nobody to deliver to now or later.
+    if (log.resumable || log.readers.size > 0) {
+      log.events.push(stored);
+      const next = log.base + log.events.length;
+      dropBefore(log, log.resumable ? next - maxEvents : Math.max(next - maxEvents, slowestReader(log)));
+      wake(log);
+    }
+    return stored.id;
+  };
+
   return {
     async open(key, opts) {
       const log = find(key) ?? create(key, opts);
@@ -182,23 +218,15 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
       log.touchedAt = now();
     },
 
-    async append(key, event) {
-      const log = find(key) ?? create(key, { resumable: true, expiresWhenIdle: true });
+    async append(key, event, appendOptions) {
+      const found = find(key);
+      if (appendOptions?.ifOpen && (!found || found.endedAt !== undefined)) return "";
+      const log = found ?? create(key, { resumable: true, expiresWhenIdle: true });
       if (log.endedAt !== undefined) throw new Error(`Event log ${key} has ended; open() it again before appending`);
-      const time = now();
-      const ms = Math.max(time, log.lastMs);
-      log.lastSeq = ms === log.lastMs ? log.lastSeq + 1 : 0;
-      log.lastMs = ms;
-      log.touchedAt = time;
-      const stored: StoredEvent = { id: `${ms}-${log.lastSeq}`, event: event.event, data: event.data };
-      // A non-resumable log with no reader has nobody to deliver to now or later.
-      if (log.resumable || log.readers.size > 0) {
-        log.events.push(stored);
-        const next = log.base + log.events.length;
-        dropBefore(log, log.resumable ? next - maxEvents : Math.max(next - maxEvents, slowestReader(log)));
-        wake(log);
-      }
-      return stored.id;
+      const id = add(log, event);
+      const also = appendOptions?.alsoTo === undefined ? undefined : find(appendOptions.alsoTo);
+      if (also && also.endedAt === undefined) add(also, event);
+      return id;
     },
 
     async end(key, endOptions) {

@@ -7,6 +7,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { isUnavailable } from "../errors.js";
 import { protocolLogKey, threadLogKey, type RunEventLog } from "../events/run-event-log.js";
+import { writeWindow } from "../events/write-window.js";
 import type { Logger } from "../logging.js";
 import type { CompiledGraphLike } from "../runtime/graph-like.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
@@ -51,6 +52,9 @@ export interface ExecutionContext {
   webhooks?: { recorded: () => void };
 }
 
+/** Events a run may have appended and not yet seen written (see writeWindow). */
+const EMIT_WINDOW = 1024;
+
 export class RunTimeoutError extends Error {
   constructor(seconds: number) {
     super(`Run exceeded the time limit of ${seconds} s (BG_JOB_TIMEOUT_SECS)`);
@@ -67,22 +71,27 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   const queueMs = Date.parse(run.updated_at) - Date.parse(run.created_at);
   const runLog = log.child({ run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
   const { events } = ctx;
-  await events.open(run.run_id, { resumable: true });
   // A thread's log exists only while someone follows the thread (GET /threads/{id}/stream); it gets
-  // the modes the run asked for, framed by lifecycle markers.
-  // Asked at every event, so a follower who attaches mid-run still sees how the run ends.
+  // the modes the run asked for, framed by lifecycle markers. The log checks that it exists at
+  // every append, so a follower who attaches mid-run sees the run from then on and how it ends.
   const threadKey = threadLogKey(threadId);
-  const following = () => events.has(threadKey);
+  const toThread = { alsoTo: threadKey };
+  const onlyIfFollowed = { ifOpen: true };
   const requested = new Set<string>(kwargs.stream_mode);
-  const emit = async (event: string, data: unknown) => {
-    await events.append(run.run_id, { event, data });
-    if (wants(requested, event) && (await following())) await events.append(threadKey, { event, data });
-  };
-  if (await following()) await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: "running" } });
+  // Appends are not awaited one by one (the log keeps their order and batches them): every one has
+  // settled before the outcome is recorded, as when each was awaited.
+  const emitted = writeWindow(EMIT_WINDOW);
+  const emit = (event: string, data: unknown) => emitted.add(events.append(run.run_id, { event, data }, wants(requested, event) ? toThread : undefined));
   // A protocol (v2) run also writes the thread's protocol log; its own log keeps the classic events.
   // A classic run shows there too while the thread's protocol log exists (it has readers, or had
-  // protocol runs lately): one existence check per run when it does not.
-  const protocol = kwargs.protocol || (await events.has(protocolLogKey(threadId))) ? await protocolRecorder(events, run) : undefined;
+  // protocol runs lately): one existence check per run when it does not. Issued together, these
+  // three share one round trip to Redis.
+  const [, , protocolLog] = await Promise.all([
+    events.open(run.run_id, { resumable: true }),
+    events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: "running" } }, onlyIfFollowed),
+    kwargs.protocol || events.has(protocolLogKey(threadId)),
+  ]);
+  const protocol = protocolLog ? await protocolRecorder(events, run) : undefined;
   const mirror = protocol && !kwargs.protocol ? protocol : undefined;
 
   const timeout = new AbortController();
@@ -183,6 +192,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     clearTimeout(timer);
     stopListening();
   }
+  await emitted.settled();
   if (handedOff) {
     // The log stays open: readers keep waiting, and the next attempt continues it.
     const released = await storage.runs.release(run.run_id, ctx.workerId, new Date());
@@ -202,8 +212,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   if (!recorded) runLog.warn("run outcome not recorded: the lease was lost to another worker");
   else if (outcome.webhook) ctx.webhooks?.recorded();
   await events.end(run.run_id, kwargs.resumable ? {} : { retainMs: ctx.unresumableRetainMs });
-  if (await following()) {
-    await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: outcome.status } });
+  if (await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: outcome.status } }, onlyIfFollowed)) {
     if (!outcome.delete_thread) {
       await events.append(threadKey, {
         event: "state_update",

@@ -6,6 +6,7 @@
 // (claimed only once this one is finished) continues the seq after it.
 import type { AgentStatus, Event } from "@langchain/protocol";
 import { protocolLogEntry, protocolLogKey, type RunEvent, type RunEventLog } from "../events/run-event-log.js";
+import { writeWindow } from "../events/write-window.js";
 import { type DraftEvent, protocolNormalizer } from "../protocol/normalize.js";
 import type { CompiledGraphLike } from "../runtime/graph-like.js";
 import { streamProtocolRun } from "../runtime/protocol-stream.js";
@@ -24,6 +25,9 @@ export interface ProtocolRecorder {
   end(outcome: RunOutcome): Promise<void>;
 }
 
+/** Protocol events the recorder may have appended and not yet seen written (see writeWindow). */
+const WRITE_WINDOW = 1024;
+
 export async function protocolRecorder(events: RunEventLog, run: ClaimedRun): Promise<ProtocolRecorder> {
   const key = protocolLogKey(run.thread_id);
   await events.open(key, { resumable: true, expiresWhenIdle: true });
@@ -34,10 +38,13 @@ export async function protocolRecorder(events: RunEventLog, run: ClaimedRun): Pr
   const graphName = run.kwargs.config.configurable.graph_id;
   const normalizer = protocolNormalizer();
 
-  const write = async (draft: DraftEvent) => {
+  // Appends are not awaited one by one (the log keeps their order and batches them); end() waits
+  // for all of them, so they are written before the run's outcome is recorded.
+  const written = writeWindow(WRITE_WINDOW);
+  const write = (draft: DraftEvent) => {
     seq += 1;
     const event = { type: "event", event_id: String(seq), seq, method: draft.method, params: draft.params } as Event;
-    await events.append(key, protocolLogEntry(event));
+    return written.add(events.append(key, protocolLogEntry(event)));
   };
   const root = (data: Record<string, unknown>): DraftEvent => ({ method: "lifecycle", params: { namespace: [], timestamp: Date.now(), data } });
 
@@ -77,6 +84,7 @@ export async function protocolRecorder(events: RunEventLog, run: ClaimedRun): Pr
             : "failed";
       const error = status === "failed" ? errorMessage(outcome.error) : undefined;
       await write(root({ event: status, graph_name: graphName, ...(error !== undefined ? { error } : {}) }));
+      await written.settled();
     },
   };
 }
