@@ -137,6 +137,62 @@ export function eventLogCases(backend: () => EventBackend): void {
     expect((await reading).length).toBeLessThanOrEqual(1);
   });
 
+  it("keeps one log's writes in call order when the writer does not await each append", async () => {
+    const { log } = backend();
+    const k = key();
+    await log.open(k, { resumable: true });
+    const reading = collect(log.read(k, { after: "-1" }));
+    // More than one batch's worth, all issued before the first is written, then end() behind them.
+    const appends = Array.from({ length: 700 }, (_, i) => log.append(k, { event: "custom", data: { i } }));
+    const ended = log.end(k);
+    const late = log.append(k, { event: "custom", data: { late: true } });
+    const ids = await Promise.all(appends);
+    await ended;
+    await expect(late).rejects.toThrow(/ended/);
+    const numeric = ids.map((id) => id.split("-").map(Number) as [number, number]);
+    expect(numeric.every(([ms, seq], i) => i === 0 || ms > numeric[i - 1]![0] || (ms === numeric[i - 1]![0] && seq > numeric[i - 1]![1]))).toBe(true);
+    const events = await reading;
+    expect(events.map((e) => e.id)).toEqual(ids);
+    expect(events.map((e) => (e.data as { i: number }).i)).toEqual(ids.map((_, i) => i));
+  });
+
+  it("appends with ifOpen only to a log that exists and has not ended", async () => {
+    const { log } = backend();
+    const k = `thread:${randomUUID()}`;
+    expect(await log.append(k, { event: "lifecycle", data: 1 }, { ifOpen: true })).toBe("");
+    expect(await log.has(k)).toBe(false);
+    await log.open(k, { resumable: true, expiresWhenIdle: true });
+    const id = await log.append(k, { event: "lifecycle", data: 2 }, { ifOpen: true });
+    expect(id).toMatch(/^\d+-\d+$/);
+    await log.end(k);
+    expect(await log.append(k, { event: "lifecycle", data: 3 }, { ifOpen: true })).toBe("");
+    expect((await collect(log.read(k, { after: "-1" }))).map((e) => e.data)).toEqual([2]);
+  });
+
+  it("copies events with alsoTo to the other log from the moment it exists, in order", async () => {
+    const { log } = backend();
+    const run = key();
+    const thread = `thread:${randomUUID()}`;
+    await log.open(run, { resumable: true });
+    await log.append(run, { event: "custom", data: { i: 0 } }, { alsoTo: thread });
+    expect(await log.has(thread)).toBe(false);
+    await log.open(thread, { resumable: true, expiresWhenIdle: true });
+    // Interleaved and not awaited one by one: only the events marked for the thread reach it.
+    const appends = Array.from({ length: 300 }, (_, n) => {
+      const i = n + 1;
+      return log.append(run, { event: "custom", data: { i } }, i % 3 === 0 ? undefined : { alsoTo: thread });
+    });
+    await Promise.all(appends);
+    await log.end(run);
+    const copied: number[] = [];
+    for await (const event of log.read(thread, { after: "-1" })) {
+      copied.push((event.data as { i: number }).i);
+      if (copied.length === 200) break;
+    }
+    expect(copied).toEqual(Array.from({ length: 300 }, (_, n) => n + 1).filter((i) => i % 3 !== 0));
+    expect((await collect(log.read(run, { after: "-1" }))).length).toBe(301);
+  });
+
   it("delivers bus messages to every subscriber until it unsubscribes", async () => {
     const { bus } = backend();
     const topic = `topic-${randomUUID()}`;
