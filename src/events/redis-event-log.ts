@@ -35,6 +35,8 @@ const PAGE = 500;
 // One batch's bounds: a script blocks Redis while it runs, and its arguments sit in memory twice.
 const BATCH_EVENTS = 256;
 const BATCH_BYTES = 1 << 20;
+// Events a reader holds from its channel before it has read them; past it, it reads the stream.
+const INBOX_EVENTS = 4096;
 
 // KEYS: meta, stream. ARGV: resumable, expiresWhenIdle, retentionMs, openTtlMs, channel.
 // Creates the log, or reopens an ended one (a retried attempt continues its log).
@@ -55,6 +57,8 @@ return 1`;
 // ARGV: maxEvents, retentionMs, openTtlMs, channel, also-channel ('' for none), ifOpen, then per
 // event: whether it also goes to the other log ('1'/'0'), its name, its data. Returns the ids.
 // A key nobody opened becomes an idle-expiring resumable log, as in the in-process log.
+// Each log's channel gets the batch itself with the id it follows (`last` in the hash), so a
+// reader that is up to date takes it from there instead of reading the stream again.
 const APPEND = `
 local ended = redis.call('HGET', KEYS[1], 'ended')
 if ended ~= '0' and ARGV[6] == '1' then return {} end
@@ -64,25 +68,36 @@ local function ttl(meta)
   if redis.call('HGET', meta, 'idle') == '1' then return ARGV[2] end
   return ARGV[3]
 end
+local function written(meta, stream, channel, prev, entries, last)
+  local t = ttl(meta)
+  redis.call('HSET', meta, 'last', last)
+  redis.call('PEXPIRE', meta, t)
+  redis.call('PEXPIRE', stream, t)
+  redis.call('PUBLISH', channel, '{"p":"' .. (prev or '') .. '","b":[' .. table.concat(entries, ',') .. ']}')
+end
+-- An empty stream follows 0-0, where a reader of it stands; one written before 'last' was kept follows nothing.
+local function lastOf(meta, stream)
+  local last = redis.call('HGET', meta, 'last')
+  if not last and redis.call('XLEN', stream) == 0 then return '0-0' end
+  return last
+end
 local also = ARGV[5] ~= '' and redis.call('HGET', KEYS[3], 'ended') == '0'
-local ids = {}
+local prev = lastOf(KEYS[1], KEYS[2])
+local alsoPrev = also and lastOf(KEYS[3], KEYS[4])
+local ids, entries, alsoEntries = {}, {}, {}
 local alsoLast = false
 for i = 7, #ARGV, 3 do
-  ids[#ids + 1] = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1], 'd', ARGV[i + 2])
+  local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1], 'd', ARGV[i + 2])
+  local tail = ',' .. cjson.encode(ARGV[i + 1]) .. ',' .. ARGV[i + 2] .. ']'
+  ids[#ids + 1] = id
+  entries[#entries + 1] = '["' .. id .. '"' .. tail
   if also and ARGV[i] == '1' then
     alsoLast = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1], 'd', ARGV[i + 2])
+    alsoEntries[#alsoEntries + 1] = '["' .. alsoLast .. '"' .. tail
   end
 end
-local own = ttl(KEYS[1])
-redis.call('PEXPIRE', KEYS[1], own)
-redis.call('PEXPIRE', KEYS[2], own)
-redis.call('PUBLISH', ARGV[4], ids[#ids])
-if alsoLast then
-  local other = ttl(KEYS[3])
-  redis.call('PEXPIRE', KEYS[3], other)
-  redis.call('PEXPIRE', KEYS[4], other)
-  redis.call('PUBLISH', ARGV[5], alsoLast)
-end
+written(KEYS[1], KEYS[2], ARGV[4], prev, entries, ids[#ids])
+if alsoLast then written(KEYS[3], KEYS[4], ARGV[5], alsoPrev, alsoEntries, alsoLast) end
 return ids`;
 
 // KEYS: meta, stream. ARGV: retentionMs, channel.
@@ -199,8 +214,10 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   async function* follow(key: string, start: Promise<{ cursor: string; idle: boolean } | null>, signal: AbortSignal | undefined): AsyncGenerator<StoredEvent> {
     let nudged = false;
     let wake: (() => void) | undefined;
-    const unlisten = await channels.listen(channel(key), () => {
+    const inbox = batchInbox();
+    const unlisten = await channels.listen(channel(key), (message) => {
       nudged = true;
+      inbox.add(message);
       wake?.();
     });
     const onAbort = () => wake?.();
@@ -211,6 +228,16 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       let cursor = position.cursor;
       while (!signal?.aborted) {
         nudged = false;
+        // A batch the channel carried that continues from the cursor needs no read of the stream.
+        const batch = inbox.next(cursor);
+        if (batch) {
+          for (const [id, event, data] of batch) {
+            cursor = id;
+            yield { id, event, data };
+            if (signal?.aborted) return;
+          }
+          continue;
+        }
         const [ended, entries] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[]];
         for (const [id, fields] of entries) {
           cursor = id;
@@ -295,6 +322,48 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       return entry ? toEvent(entry[0], entry[1]) : undefined;
     },
   };
+}
+
+type BatchEntry = [id: string, event: string, data: unknown];
+
+/**
+ * The batches a reader's channel carried, oldest first. Bounded: a reader that does not keep up
+ * drops them and reads the stream instead.
+ */
+function batchInbox() {
+  let batches: Array<{ prev: string; entries: BatchEntry[] }> = [];
+  let held = 0;
+  return {
+    add(message: string) {
+      // Other messages ('open', 'end', or a bare id from an older replica) are only nudges.
+      if (!message.startsWith("{")) return;
+      const { p, b } = JSON.parse(message) as { p: string; b: BatchEntry[] };
+      if (held + b.length > INBOX_EVENTS) {
+        batches = [];
+        held = 0;
+        return;
+      }
+      batches.push({ prev: p, entries: b });
+      held += b.length;
+    },
+    /** The batch that follows `cursor` exactly, dropping those already read; none if there is a gap. */
+    next(cursor: string): BatchEntry[] | undefined {
+      while (batches.length > 0) {
+        const first = batches[0]!;
+        if (first.prev !== cursor && compareIds(first.entries.at(-1)![0], cursor) > 0) return undefined;
+        batches.shift();
+        held -= first.entries.length;
+        if (first.prev === cursor) return first.entries;
+      }
+      return undefined;
+    },
+  };
+}
+
+function compareIds(a: string, b: string): number {
+  const [aMs, aSeq] = a.split("-").map(Number) as [number, number];
+  const [bMs, bSeq] = b.split("-").map(Number) as [number, number];
+  return aMs - bMs || aSeq - bSeq;
 }
 
 function toEvent(id: string, fields: string[]): StoredEvent {
