@@ -212,12 +212,13 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   };
 
   async function* follow(key: string, start: Promise<{ cursor: string; idle: boolean } | null>, signal: AbortSignal | undefined): AsyncGenerator<StoredEvent> {
-    let nudged = false;
+    // Whether the stream may hold what the channel did not bring: at first, after a message that
+    // is no batch ('end', 'open'), after a gap, and at every poll.
+    let stale = true;
     let wake: (() => void) | undefined;
     const inbox = batchInbox();
     const unlisten = await channels.listen(channel(key), (message) => {
-      nudged = true;
-      inbox.add(message);
+      if (!inbox.add(message)) stale = true;
       wake?.();
     });
     const onAbort = () => wake?.();
@@ -227,7 +228,6 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       if (!position) return;
       let cursor = position.cursor;
       while (!signal?.aborted) {
-        nudged = false;
         // A batch the channel carried that continues from the cursor needs no read of the stream.
         const batch = inbox.next(cursor);
         if (batch) {
@@ -238,25 +238,31 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
           }
           continue;
         }
-        const [ended, entries] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[]];
-        for (const [id, fields] of entries) {
-          cursor = id;
-          yield toEvent(id, fields);
-          if (signal?.aborted) return;
+        if (inbox.waiting()) stale = true;
+        if (stale) {
+          stale = false;
+          const [ended, entries] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[]];
+          for (const [id, fields] of entries) {
+            cursor = id;
+            yield toEvent(id, fields);
+            if (signal?.aborted) return;
+          }
+          if (entries.length === PAGE) stale = true;
+          // A missing flag means the log expired or was never there: nothing more will come.
+          else if (ended !== "0") return;
+          continue;
         }
-        if (entries.length === PAGE) continue;
-        // A missing flag means the log expired or was never there: nothing more will come.
-        if (ended !== "0") return;
-        if (nudged || entries.length > 0) continue;
-        await new Promise<void>((done) => {
-          const timer = setTimeout(done, pollMs);
+        const polled = await new Promise<boolean>((done) => {
+          const timer = setTimeout(() => done(true), pollMs);
           wake = () => {
             clearTimeout(timer);
-            done();
+            done(false);
           };
           if (signal?.aborted) wake();
         });
         wake = undefined;
+        if (!polled) continue;
+        stale = true;
         // A followed thread log must outlive its idle expiry while someone is reading it.
         if (position.idle) await commands.pipeline().pexpire(metaKey(key), retentionMs).pexpire(streamKey(key), retentionMs).exec();
       }
@@ -334,18 +340,21 @@ function batchInbox() {
   let batches: Array<{ prev: string; entries: BatchEntry[] }> = [];
   let held = 0;
   return {
-    add(message: string) {
-      // Other messages ('open', 'end', or a bare id from an older replica) are only nudges.
-      if (!message.startsWith("{")) return;
+    /** False for a message that is no batch ('open', 'end', a bare id from an older replica) and for a batch dropped. */
+    add(message: string): boolean {
+      if (!message.startsWith("{")) return false;
       const { p, b } = JSON.parse(message) as { p: string; b: BatchEntry[] };
       if (held + b.length > INBOX_EVENTS) {
         batches = [];
         held = 0;
-        return;
+        return false;
       }
       batches.push({ prev: p, entries: b });
       held += b.length;
+      return true;
     },
+    /** Whether batches are held that do not continue from where the reader is (a gap before them). */
+    waiting: () => batches.length > 0,
     /** The batch that follows `cursor` exactly, dropping those already read; none if there is a gap. */
     next(cursor: string): BatchEntry[] | undefined {
       while (batches.length > 0) {
