@@ -2,8 +2,8 @@
 // - scale: throughput of 32 concurrent stateless runs.wait clients against one replica, then
 //   against two replicas on the same PostgreSQL and Redis (clients split evenly), and the ratio;
 // - stream: the 5,000-custom-event SSE stream on `gantry dev` (embedded) and on one `gantry serve`
-//   replica, alternating in one run, with events/s, time to the first event, the serve/dev ratio
-//   and the Redis commands one stream costs. BENCH_BASELINE_ROOT (another checkout, e.g. a git
+//   replica, alternating in one run, with events/s (from the request, and from the first event
+//   on), time to the first event, the serve/dev ratios and the Redis commands one stream costs. BENCH_BASELINE_ROOT (another checkout, e.g. a git
 //   worktree of main) adds its `gantry serve` as a third target, for old-against-new in one run.
 // Prints tables and a JSON line. Needs PostgreSQL (DATABASE_URL, default the test database) and
 // Redis (REDIS_URL); uses fresh schemas and key prefixes, and removes them.
@@ -61,6 +61,8 @@ interface StreamTarget {
   /** Whether /metrics carries Redis counts (gantry serve). */
   counted: boolean;
   perSecond: number[];
+  /** Events/s from the first event on: the stream itself, without the run's start. */
+  streamingPerSecond: number[];
   firstEventMs: number[];
   redisCommands: number[];
   errors: number;
@@ -93,6 +95,7 @@ async function oneStream(target: StreamTarget, record: boolean): Promise<void> {
   }
   if (!record) return;
   target.perSecond.push(received / seconds);
+  target.streamingPerSecond.push((received - 1) / (seconds - first / 1000));
   target.firstEventMs.push(first);
   // The run's end is recorded after the stream closes: let the worker finish before counting.
   if (target.counted) {
@@ -107,7 +110,7 @@ async function streamPart(servers: BenchServer[], suffix: string): Promise<Recor
   for (const schema of schemas) await onDatabase(`CREATE SCHEMA ${schema}`);
   const target = (name: string, server: BenchServer, counted: boolean): StreamTarget => {
     servers.push(server);
-    return { name, server, client: sdk(server), counted, perSecond: [], firstEventMs: [], redisCommands: [], errors: 0 };
+    return { name, server, client: sdk(server), counted, perSecond: [], streamingPerSecond: [], firstEventMs: [], redisCommands: [], errors: 0 };
   };
   const load = [loadavg()[0]!];
   try {
@@ -123,11 +126,14 @@ async function streamPart(servers: BenchServer[], suffix: string): Promise<Recor
       load.push(loadavg()[0]!);
     });
     const dev = percentile(targets[0]!.perSecond, 50);
+    const devStreaming = percentile(targets[0]!.streamingPerSecond, 50);
     const rows = targets.map((t) => ({
       target: t.name,
       "events/s p50": Math.round(percentile(t.perSecond, 50)),
       "of dev": round(percentile(t.perSecond, 50) / dev, 2),
       "first event ms p50": round(percentile(t.firstEventMs, 50), 1),
+      "events/s from the first p50": Math.round(percentile(t.streamingPerSecond, 50)),
+      "of dev, from the first": round(percentile(t.streamingPerSecond, 50) / devStreaming, 2),
       "Redis commands/stream p50": t.counted ? percentile(t.redisCommands, 50) : "-",
       errors: t.errors,
     }));
