@@ -9,6 +9,7 @@
 // Redis (REDIS_URL); uses fresh schemas and key prefixes, and removes them.
 import { Client } from "@langchain/langgraph-sdk";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -65,7 +66,23 @@ interface StreamTarget {
   streamingPerSecond: number[];
   firstEventMs: number[];
   redisCommands: number[];
+  /** CPU time the server process spent per stream (user + system, from /proc). */
+  serverCpuMs: number[];
+  /** CPU time Redis spent per stream (INFO cpu; other clients of the same Redis count too). */
+  redisCpuMs: number[];
   errors: number;
+}
+
+/** User + system CPU time of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function redisCpuMs(redis: Redis): Promise<number> {
+  const info = await redis.info("cpu");
+  const value = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return (value("used_cpu_sys") + value("used_cpu_user")) * 1000;
 }
 
 async function redisCommands(server: BenchServer): Promise<number> {
@@ -73,8 +90,10 @@ async function redisCommands(server: BenchServer): Promise<number> {
 }
 
 /** One stateless run emitting CUSTOM_EVENTS custom events, streamed and checked in order. */
-async function oneStream(target: StreamTarget, record: boolean): Promise<void> {
+async function oneStream(target: StreamTarget, record: boolean, redis: Redis): Promise<void> {
   const before = target.counted ? await redisCommands(target.server) : 0;
+  const cpuBefore = cpuMs(target.server.pid);
+  const redisCpuBefore = await redisCpuMs(redis);
   const t0 = performance.now();
   let first = NaN;
   let received = 0;
@@ -98,10 +117,10 @@ async function oneStream(target: StreamTarget, record: boolean): Promise<void> {
   target.streamingPerSecond.push((received - 1) / (seconds - first / 1000));
   target.firstEventMs.push(first);
   // The run's end is recorded after the stream closes: let the worker finish before counting.
-  if (target.counted) {
-    await new Promise((wake) => setTimeout(wake, 200));
-    target.redisCommands.push((await redisCommands(target.server)) - before);
-  }
+  await new Promise((wake) => setTimeout(wake, 200));
+  target.serverCpuMs.push(cpuMs(target.server.pid) - cpuBefore);
+  target.redisCpuMs.push((await redisCpuMs(redis)) - redisCpuBefore);
+  if (target.counted) target.redisCommands.push((await redisCommands(target.server)) - before);
 }
 
 async function streamPart(servers: BenchServer[], suffix: string): Promise<Record<string, unknown>> {
@@ -110,9 +129,22 @@ async function streamPart(servers: BenchServer[], suffix: string): Promise<Recor
   for (const schema of schemas) await onDatabase(`CREATE SCHEMA ${schema}`);
   const target = (name: string, server: BenchServer, counted: boolean): StreamTarget => {
     servers.push(server);
-    return { name, server, client: sdk(server), counted, perSecond: [], streamingPerSecond: [], firstEventMs: [], redisCommands: [], errors: 0 };
+    return {
+      name,
+      server,
+      client: sdk(server),
+      counted,
+      perSecond: [],
+      streamingPerSecond: [],
+      firstEventMs: [],
+      redisCommands: [],
+      serverCpuMs: [],
+      redisCpuMs: [],
+      errors: 0,
+    };
   };
   const load = [loadavg()[0]!];
+  const redis = new Redis(REDIS_URL);
   try {
     const targets = [
       target("gantry dev", await startGantryForBench(), false),
@@ -120,9 +152,9 @@ async function streamPart(servers: BenchServer[], suffix: string): Promise<Recor
     ];
     if (BASELINE_ROOT)
       targets.push(target(`serve x1 (${BASELINE_ROOT})`, await startServeForBench(schemaUrl(schemas[1]!), REDIS_URL, prefixes[1]!, BASELINE_ROOT), true));
-    for (const t of targets) for (let i = 0; i < 2; i++) await oneStream(t, false);
+    for (const t of targets) for (let i = 0; i < 2; i++) await oneStream(t, false, redis);
     await alternate(targets, STREAMS, async (t) => {
-      await oneStream(t, true);
+      await oneStream(t, true, redis);
       load.push(loadavg()[0]!);
     });
     const dev = percentile(targets[0]!.perSecond, 50);
@@ -135,12 +167,15 @@ async function streamPart(servers: BenchServer[], suffix: string): Promise<Recor
       "events/s from the first p50": Math.round(percentile(t.streamingPerSecond, 50)),
       "of dev, from the first": round(percentile(t.streamingPerSecond, 50) / devStreaming, 2),
       "Redis commands/stream p50": t.counted ? percentile(t.redisCommands, 50) : "-",
+      "server CPU ms/stream p50": percentile(t.serverCpuMs, 50),
+      "Redis CPU ms/stream p50": Math.round(percentile(t.redisCpuMs, 50)),
       errors: t.errors,
     }));
     console.log(`\nSSE stream of ${CUSTOM_EVENTS} custom events, ${STREAMS} streams per target, alternating`);
     console.table(rows);
     return { rows, load: { min: round(Math.min(...load), 2), max: round(Math.max(...load), 2) } };
   } finally {
+    redis.disconnect();
     await Promise.all(servers.splice(0).map((s) => s.stop()));
     for (const schema of schemas) await onDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
     for (const prefix of prefixes) await deleteKeys(prefix);
