@@ -101,12 +101,15 @@ if alsoLast then written(KEYS[3], KEYS[4], ARGV[5], alsoPrev, alsoEntries, alsoL
 return ids`;
 
 // KEYS: meta, stream. ARGV: retentionMs, channel.
+// The channel hears the id the end follows: a reader that has read up to it is done, unread.
 const END = `
 if redis.call('HGET', KEYS[1], 'ended') ~= '0' then return 0 end
 redis.call('HSET', KEYS[1], 'ended', '1')
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
-redis.call('PUBLISH', ARGV[2], 'end')
+local last = redis.call('HGET', KEYS[1], 'last')
+if not last and redis.call('XLEN', KEYS[2]) == 0 then last = '0-0' end
+if last then redis.call('PUBLISH', ARGV[2], '{"p":"' .. last .. '","b":[],"end":1}') else redis.call('PUBLISH', ARGV[2], 'end') end
 return 1`;
 
 // KEYS: meta, stream. Where a new reader starts: the log's flags and its newest id.
@@ -230,6 +233,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       while (!signal?.aborted) {
         // A batch the channel carried that continues from the cursor needs no read of the stream.
         const batch = inbox.next(cursor);
+        if (batch === "end") return;
         if (batch) {
           for (const [id, event, data] of batch) {
             cursor = id;
@@ -337,32 +341,35 @@ type BatchEntry = [id: string, event: string, data: unknown];
  * drops them and reads the stream instead.
  */
 function batchInbox() {
-  let batches: Array<{ prev: string; entries: BatchEntry[] }> = [];
+  let batches: Array<{ prev: string; entries: BatchEntry[]; end: boolean }> = [];
   let held = 0;
   return {
-    /** False for a message that is no batch ('open', 'end', a bare id from an older replica) and for a batch dropped. */
+    /** False for a message that is no batch or end ('open', a bare id from an older replica) and for a batch dropped. */
     add(message: string): boolean {
       if (!message.startsWith("{")) return false;
-      const { p, b } = JSON.parse(message) as { p: string; b: BatchEntry[] };
+      const { p, b, end } = JSON.parse(message) as { p: string; b: BatchEntry[]; end?: 1 };
       if (held + b.length > INBOX_EVENTS) {
         batches = [];
         held = 0;
         return false;
       }
-      batches.push({ prev: p, entries: b });
+      batches.push({ prev: p, entries: b, end: end === 1 });
       held += b.length;
       return true;
     },
     /** Whether batches are held that do not continue from where the reader is (a gap before them). */
     waiting: () => batches.length > 0,
-    /** The batch that follows `cursor` exactly, dropping those already read; none if there is a gap. */
-    next(cursor: string): BatchEntry[] | undefined {
+    /**
+     * The batch that follows `cursor` exactly, or "end" when the log ended right there; drops
+     * what was already read; nothing if there is a gap.
+     */
+    next(cursor: string): BatchEntry[] | "end" | undefined {
       while (batches.length > 0) {
         const first = batches[0]!;
-        if (first.prev !== cursor && compareIds(first.entries.at(-1)![0], cursor) > 0) return undefined;
+        if (first.prev !== cursor && compareIds(first.entries.at(-1)?.[0] ?? first.prev, cursor) > 0) return undefined;
         batches.shift();
         held -= first.entries.length;
-        if (first.prev === cursor) return first.entries;
+        if (first.prev === cursor) return first.end ? "end" : first.entries;
       }
       return undefined;
     },
