@@ -1,7 +1,8 @@
 // Event logs in Redis, so every replica can serve every stream and Last-Event-ID resumes anywhere.
 // Each log is a Redis stream (XADD ids are the `<ms>-<seq>` ids clients see) plus a small hash of
-// its options and whether it ended. Appends publish the newest id on the log's channel; readers page
-// through the stream and wait for that nudge, polling as well, so a lost nudge costs one poll interval.
+// its options and whether it ended. Appends publish what they wrote on the log's channel; readers
+// take it from there when it continues where they are, read the stream otherwise, and poll as
+// well, so a lost message costs one poll interval.
 //
 // Writes to one log go out one script call at a time, in call order; appends made while a call is
 // in flight wait and then go together in the next one (group commit). A writer that does not await
@@ -232,17 +233,21 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       let cursor = position.cursor;
       while (!signal?.aborted) {
         // A batch the channel carried that continues from the cursor needs no read of the stream.
-        const batch = inbox.next(cursor);
-        if (batch === "end") return;
-        if (batch) {
-          for (const [id, event, data] of batch) {
-            cursor = id;
-            yield { id, event, data };
-            if (signal?.aborted) return;
+        // Not while stale: a nudge before it may stand for events its `p` does not know of (an
+        // older replica's appends, which keep no `last`).
+        if (!stale) {
+          const batch = inbox.next(cursor);
+          if (batch === "end") return;
+          if (batch) {
+            for (const [id, event, data] of batch) {
+              cursor = id;
+              yield { id, event, data };
+              if (signal?.aborted) return;
+            }
+            continue;
           }
-          continue;
+          if (inbox.waiting()) stale = true;
         }
-        if (inbox.waiting()) stale = true;
         if (stale) {
           stale = false;
           const [ended, entries] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[]];

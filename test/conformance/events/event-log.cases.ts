@@ -156,6 +156,22 @@ export function eventLogCases(backend: () => EventBackend): void {
     expect(events.map((e) => (e.data as { i: number }).i)).toEqual(ids.map((_, i) => i));
   });
 
+  it("gives readers that join at different points of a busy log every event once, in order", async () => {
+    const { log } = backend();
+    const k = key();
+    await log.open(k, { resumable: true });
+    const first = await Promise.all(Array.from({ length: 300 }, (_, i) => log.append(k, { event: "custom", data: { i } })));
+    // Joining while the next appends are under way: from the start, from the middle, live.
+    const readers = [collect(log.read(k, { after: "-1" })), collect(log.read(k, { after: first[149]! })), collect(log.read(k, {}))];
+    const rest = Array.from({ length: 600 }, (_, n) => log.append(k, { event: "custom", data: { i: 300 + n } }));
+    await Promise.all(rest);
+    await log.end(k);
+    const [all, middle, live] = (await Promise.all(readers)).map((events) => events.map((e) => (e.data as { i: number }).i));
+    expect(all).toEqual(Array.from({ length: 900 }, (_, i) => i));
+    expect(middle).toEqual(Array.from({ length: 750 }, (_, i) => 150 + i));
+    expect(live).toEqual(live!.length === 0 ? [] : Array.from({ length: live!.length }, (_, i) => 900 - live!.length + i));
+  });
+
   it("appends with ifOpen only to a log that exists and has not ended", async () => {
     const { log } = backend();
     const k = `thread:${randomUUID()}`;
