@@ -84,7 +84,7 @@ export interface RunOutcome {
   error?: Json | null;
   /** Delete the run row (rollback) instead of recording the outcome. */
   delete_run?: boolean;
-  /** Delete the thread too (a stateless run's temporary thread). */
+  /** Delete the thread too, with its checkpoints (a stateless run's temporary thread); kept when the lease was lost. */
   delete_thread?: boolean;
   /** The run's webhook, written to the outbox in the same transaction (only when the outcome is recorded). */
   webhook?: NewWebhookDelivery;

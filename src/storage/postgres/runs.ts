@@ -247,6 +247,11 @@ function andThreadVisible(auth: AuthFilter | undefined, values: unknown[]): stri
   return hasAuthFilter(auth) ? ` AND thread_id IN (SELECT thread_id FROM threads WHERE ${authFilterSql("metadata", auth, values)})` : "";
 }
 
+/** CTEs removing every checkpoint of the thread in `owned` (the official saver's three tables). */
+const DELETE_CHECKPOINTS_OF_OWNED = `written AS (DELETE FROM checkpoint_writes WHERE thread_id IN (SELECT thread_id FROM owned)),
+  blobs AS (DELETE FROM checkpoint_blobs WHERE thread_id IN (SELECT thread_id FROM owned)),
+  saved AS (DELETE FROM checkpoints WHERE thread_id IN (SELECT thread_id FROM owned))`;
+
 export function postgresRuns(pool: Pool): RunRepo {
   return {
     async enqueue(input, options): Promise<EnqueueResult> {
@@ -442,8 +447,13 @@ export function postgresRuns(pool: Pool): RunRepo {
       const runParams = outcome.delete_run ? [runId, workerId] : [runId, workerId, outcome.status, now];
       if (outcome.delete_thread && !outcome.webhook) {
         // A thread deleted with its run (a stateless run's) reads nothing after the lock: one
-        // statement, atomic as the transaction, instead of five round trips.
-        const deleted = await query(pool, `${lockThenRun(runChange)} DELETE FROM threads WHERE thread_id IN (SELECT thread_id FROM owned)`, runParams);
+        // statement, atomic as the transaction, instead of five round trips; its checkpoints go in
+        // it too, and only when the run was still this worker's (the saver's tables, same schema).
+        const deleted = await query(
+          pool,
+          `${lockThenRun(runChange)}, ${DELETE_CHECKPOINTS_OF_OWNED} DELETE FROM threads WHERE thread_id IN (SELECT thread_id FROM owned)`,
+          runParams,
+        );
         return deleted.rowCount === 1;
       }
       return transaction(pool, async (client) => {
@@ -452,7 +462,9 @@ export function postgresRuns(pool: Pool): RunRepo {
         if (!threadId) return false;
         if (outcome.webhook) await insertWebhookDelivery(client, outcome.webhook, now);
         if (outcome.delete_thread) {
-          await query(client, "DELETE FROM threads WHERE thread_id = $1", [threadId]);
+          await query(client, `WITH owned AS (SELECT $1::text AS thread_id), ${DELETE_CHECKPOINTS_OF_OWNED} DELETE FROM threads WHERE thread_id = $1`, [
+            threadId,
+          ]);
           return true;
         }
         // A statement of its own, after the lock: its snapshot sees every run enqueued meanwhile.

@@ -240,6 +240,8 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     if (!row) return false;
     if (outcome.webhook) insertWebhookDelivery(db, outcome.webhook, now);
     if (outcome.delete_thread) {
+      sql("DELETE FROM writes WHERE thread_id = ?").run(row.thread_id);
+      sql("DELETE FROM checkpoints WHERE thread_id = ?").run(row.thread_id);
       sql("DELETE FROM threads WHERE thread_id = ?").run(row.thread_id);
       return true;
     }

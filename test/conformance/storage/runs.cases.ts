@@ -2,6 +2,7 @@
 // thread, concurrent claimers), leases and heartbeats, finishing, cancelling, the expired-lease
 // sweep, and get/list/delete. Claims and sweeps see every run in the database, so each case opens
 // a database of its own.
+import { Annotation, START, StateGraph } from "@langchain/langgraph";
 import { expect } from "vitest";
 import type { JsonObject, Run, RunStatus } from "../../../src/storage/records.js";
 import type { ClaimedRun, EnqueueOptions, NewRun } from "../../../src/storage/run-ports.js";
@@ -525,6 +526,24 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect(await s.runs.finish(temporary.run_id, WORKER, { ...success, delete_thread: true })).toBe(true);
     expect(await s.threads.get(temporary.thread_id)).toBeNull();
     expect(await s.runs.get(temporary.run_id)).toBeNull();
+  });
+
+  fresh("deletes a temporary thread's checkpoints with it, and keeps them when the lease was lost", async (s) => {
+    const checkpointed = async (threadId: string) => (await s.checkpoints.saver.getTuple({ configurable: { thread_id: threadId } })) !== undefined;
+    const graph = new StateGraph(Annotation.Root({ n: Annotation<number> }))
+      .addNode("step", (state) => ({ n: state.n + 1 }))
+      .addEdge(START, "step")
+      .compile({ checkpointer: s.checkpoints.saver });
+
+    const temporary = newRun(newId());
+    await enqueue(s, temporary, { createThread: { metadata: {}, temporary: true } });
+    await claim(s);
+    await graph.invoke({ n: 1 }, { configurable: { thread_id: temporary.thread_id } });
+    expect(await checkpointed(temporary.thread_id)).toBe(true);
+    expect(await s.runs.finish(temporary.run_id, "another-worker", { ...success, delete_thread: true })).toBe(false);
+    expect(await checkpointed(temporary.thread_id)).toBe(true);
+    expect(await s.runs.finish(temporary.run_id, WORKER, { ...success, delete_thread: true })).toBe(true);
+    expect(await checkpointed(temporary.thread_id)).toBe(false);
   });
 
   // ---- cancel --------------------------------------------------------------------------------
