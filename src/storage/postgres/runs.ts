@@ -4,7 +4,7 @@
 // the sweeper skip a locked thread with SKIP LOCKED and so never wait at all.
 import type { Pool, PoolClient } from "pg";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunKwargs, RunStatus } from "../records.js";
-import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, RunRepo, StoppedRunWebhook } from "../run-ports.js";
+import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, NewRunOnNewThread, RunRepo, StoppedRunWebhook } from "../run-ports.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { authFilterSql, param, run as query, transaction } from "./sql-helpers.js";
 import { insertWebhookDelivery } from "./webhooks.js";
@@ -102,6 +102,47 @@ async function enqueueOnNewThread(
   const createdRun = rowToRun(row);
   if (row.status !== "running") return { kind: "created", run: createdRun, cancelled: [], stopped: [] };
   return { kind: "created", run: { ...createdRun, status: "pending" }, cancelled: [], stopped: [], claimed: rowToClaimed(row) };
+}
+
+/**
+ * enqueueOnNewThreads: the runs travel as one JSON array, so the statement's text stays the same
+ * whatever their number. Inserting in the array's order gives the runs their seq in that order.
+ */
+async function insertOnNewThreads(pool: Pool, items: NewRunOnNewThread[]): Promise<Run[]> {
+  if (items.length === 0) return [];
+  const batch = items.map(({ run, threadMetadata }, n) => ({
+    n,
+    run_id: run.run_id,
+    thread_id: run.thread_id,
+    assistant_id: run.assistant_id,
+    metadata: run.metadata,
+    kwargs: run.kwargs,
+    multitask_strategy: run.multitask_strategy,
+    available_at: run.available_at.toISOString(),
+    thread_metadata: threadMetadata,
+  }));
+  const { rows } = await query<RunRow>(
+    pool,
+    `WITH input AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(n integer, run_id text, thread_id text, assistant_id text, metadata jsonb, kwargs jsonb,
+                                                       multitask_strategy text, available_at timestamptz, thread_metadata jsonb)
+     ), thread AS (
+       INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error)
+       SELECT thread_id, $2, $2, $2, thread_metadata, 'busy', '{}', NULL, '{}', NULL FROM input
+       ON CONFLICT (thread_id) DO NOTHING
+       RETURNING thread_id
+     ), created AS (
+       INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at, attempt)
+       SELECT input.run_id, input.thread_id, input.assistant_id, $2, $2, 'pending', input.metadata, input.kwargs, input.multitask_strategy,
+              input.available_at, 0
+       FROM input JOIN thread ON thread.thread_id = input.thread_id
+       ORDER BY input.n
+       RETURNING ${COLUMNS}
+     )
+     SELECT created.* FROM created JOIN input ON input.run_id = created.run_id ORDER BY input.n`,
+    [JSON.stringify(batch), new Date()],
+  );
+  return rows.map(rowToRun);
 }
 
 /** $1-$8 of both run inserts: the new run's own columns. */
@@ -299,6 +340,7 @@ export function postgresRuns(pool: Pool): RunRepo {
       });
     },
 
+    enqueueOnNewThreads: (items) => insertOnNewThreads(pool, items),
     async get(runId, threadId, auth) {
       const values: unknown[] = [runId, threadId ?? null];
       const { rows } = await query<RunRow>(

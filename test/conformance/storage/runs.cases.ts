@@ -225,6 +225,61 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     });
   }
 
+  // ---- several runs on new threads (enqueueOnNewThreads) ----------------------------------------
+
+  fresh("creates several runs at once, each pending on a new busy thread with its metadata, answered and claimed in the order given", async (s) => {
+    const items = [0, 1, 2].map((n) => ({
+      run: newRun(newId(), { metadata: { n }, kwargs: newKwargs({ input: { n } }) }),
+      threadMetadata: { graph_id: "agent", n },
+    }));
+    const created = await s.runs.enqueueOnNewThreads(items);
+
+    expect(created).toEqual(
+      items.map(({ run }) => ({
+        run_id: run.run_id,
+        thread_id: run.thread_id,
+        assistant_id: run.assistant_id,
+        created_at: expect.stringMatching(ISO_MS),
+        updated_at: expect.stringMatching(ISO_MS),
+        status: "pending",
+        metadata: run.metadata,
+        kwargs: run.kwargs,
+        multitask_strategy: null,
+      })),
+    );
+    for (const [n, { run }] of items.entries()) {
+      expect(await s.runs.get(run.run_id)).toEqual(created[n]);
+      expect(await s.threads.get(run.thread_id)).toMatchObject({ status: "busy", values: null, metadata: { graph_id: "agent", n } });
+    }
+    const claimed = [await claim(s), await claim(s), await claim(s)];
+    expect(claimed.map((r) => r?.run_id)).toEqual(items.map(({ run }) => run.run_id));
+    expect(await s.runs.enqueueOnNewThreads([])).toEqual([]);
+  });
+
+  fresh("leaves out a run whose thread exists, writing nothing of it, and creates the others", async (s) => {
+    const existing = await thread(s, { user: "ann" });
+    const before = await s.threads.get(existing);
+    const onExisting = newRun(existing);
+    const onNew = newRun(newId());
+    const created = await s.runs.enqueueOnNewThreads([
+      { run: onExisting, threadMetadata: { graph_id: "agent" } },
+      { run: onNew, threadMetadata: { graph_id: "agent" } },
+    ]);
+
+    expect(created.map((r) => r.run_id)).toEqual([onNew.run_id]);
+    expect(await s.runs.get(onExisting.run_id)).toBeNull();
+    expect(await s.threads.get(existing)).toEqual(before);
+    expect(await threadStatus(s, onNew.thread_id)).toBe("busy");
+  });
+
+  fresh("finishes a run created with others like any run: its thread goes idle", async (s) => {
+    const [run] = await s.runs.enqueueOnNewThreads([{ run: newRun(newId()), threadMetadata: {} }]);
+    const claimed = await claim(s);
+    expect(claimed?.run_id).toBe(run!.run_id);
+    expect(await s.runs.finish(run!.run_id, WORKER, success)).toBe(true);
+    expect(await threadStatus(s, run!.thread_id)).toBe("idle");
+  });
+
   // ---- claim at creation (claimFor) ------------------------------------------------------------
 
   const claimFor = { workerId: WORKER, leaseMs: LEASE_MS };
