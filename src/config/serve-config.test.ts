@@ -28,6 +28,14 @@ describe("gantry serve configuration", () => {
     });
   });
 
+  it("prepares statements unless GANTRY_POSTGRES_PREPARED_STATEMENTS turns it off", () => {
+    expect(loadServeConfig({ config: CONFIG }, BOTH, false).postgresPreparedStatements).toBe(true);
+    expect(loadServeConfig({ config: CONFIG }, { ...BOTH, GANTRY_POSTGRES_PREPARED_STATEMENTS: "false" }, false).postgresPreparedStatements).toBe(false);
+    expect(() => loadServeConfig({ config: CONFIG }, { ...BOTH, GANTRY_POSTGRES_PREPARED_STATEMENTS: "no" }, false)).toThrow(
+      /GANTRY_POSTGRES_PREPARED_STATEMENTS is invalid/,
+    );
+  });
+
   it("reads lease timings from the environment, renewing at least twice per lease", () => {
     const config = loadServeConfig(
       { config: CONFIG, role: "worker" },

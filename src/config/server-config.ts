@@ -54,6 +54,8 @@ export interface ServerConfig {
   /** PostgreSQL instead of the embedded file, when set. */
   databaseUrl?: string;
   postgresPoolMax: number;
+  /** GANTRY_POSTGRES_PREPARED_STATEMENTS: false for poolers that cannot route named statements. */
+  postgresPreparedStatements: boolean;
   project: ProjectConfig;
   log: { level: LogLevel; json: boolean };
   maxBodyBytes: number;
@@ -100,6 +102,7 @@ const EnvSchema = z.object({
   DATABASE_URI: z.string().min(1).optional(),
   POSTGRES_URI: z.string().min(1).optional(),
   LANGGRAPH_POSTGRES_POOL_MAX_SIZE: z.coerce.number().int().positive().default(20),
+  GANTRY_POSTGRES_PREPARED_STATEMENTS: z.enum(["true", "false", "1", "0"]).default("true"),
   LOG_LEVEL: z
     .string()
     .transform((s) => s.toLowerCase())
@@ -187,6 +190,7 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
       return url ? { databaseUrl: url } : {};
     })(),
     postgresPoolMax: e.LANGGRAPH_POSTGRES_POOL_MAX_SIZE,
+    postgresPreparedStatements: e.GANTRY_POSTGRES_PREPARED_STATEMENTS === "true" || e.GANTRY_POSTGRES_PREPARED_STATEMENTS === "1",
     project,
     log: { level: e.LOG_LEVEL, json: e.LOG_JSON !== undefined ? e.LOG_JSON === "true" || e.LOG_JSON === "1" : !isTty },
     maxBodyBytes: e.HTTP_MAX_REQUEST_BODY_BYTES,

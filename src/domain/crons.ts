@@ -68,8 +68,11 @@ export interface CronService {
   /** `now` is the cron clock's time, which search's `select` may ask for. */
   search(filter: CronFilter, sort: { by: CronSortField; order: SortOrder }, page: Page, access?: Access): Promise<Paged<Cron> & { now: string }>;
   count(filter: CronFilter, access?: Access): Promise<number>;
-  /** Creates the run for one occurrence of the cron. */
-  fire(cron: Cron): Promise<Run>;
+  /**
+   * Creates the run of one occurrence of each cron: the stateless crons' runs in one write. Each
+   * answer is the run, or the error that refused it; a failed write of the stateless ones rejects.
+   */
+  fire(crons: Cron[]): Promise<Array<Run | Error>>;
 }
 
 export interface CronServiceDeps {
@@ -193,9 +196,18 @@ export function cronService(deps: CronServiceDeps): CronService {
       return { ...result, now: clock().toISOString() };
     },
     count: async (filter, access) => crons.count({ ...resolveFilter(filter), ...authField(await searchAuth(filter, undefined, access)) }),
-    fire: (cron) => {
-      const { threadId, body } = cronRunRequest(cron);
-      return runs.create(threadId, body, { headers: {} });
+    async fire(due) {
+      const requests = due.map(cronRunRequest);
+      const answers = new Array<Run | Error>(due.length);
+      const stateless = requests.flatMap((request, i) => (request.threadId === null ? [i] : []));
+      const created = await runs.createStateless(stateless.map((i) => requests[i]!.body));
+      stateless.forEach((i, n) => (answers[i] = created[n]!));
+      // A thread cron's run meets its thread's multitask rule, one locking write at a time.
+      for (const [i, { threadId, body }] of requests.entries()) {
+        if (threadId === null) continue;
+        answers[i] = await runs.create(threadId, body, { headers: {} }).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+      }
+      return answers;
     },
   };
 

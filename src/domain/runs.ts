@@ -5,7 +5,7 @@ import { newId } from "../ids.js";
 import { nodeNamesWithSubgraphs } from "../runtime/graph-info.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
-import type { CancelAction, ClaimedRun, RunRepo, StoppedRunWebhook } from "../storage/run-ports.js";
+import type { CancelAction, ClaimedRun, NewRunOnNewThread, RunRepo, StoppedRunWebhook } from "../storage/run-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
 import type { Assistant, Json, JsonObject, Run, RunStatus, Thread } from "../storage/records.js";
 import { buildRunKwargs, type RunCreate } from "./run-request.js";
@@ -44,6 +44,13 @@ export interface RunSignals {
  */
 export interface RunService {
   create(threadId: string | null, body: RunCreate, request: { headers: Record<string, string> }, access?: Access): Promise<Run>;
+  /**
+   * Stateless runs created together, with no caller (a cron scheduler's occurrences; a cron's
+   * creator rides in its config): the checks `create` makes, then one storage write for the lot.
+   * Each answer is the run, or the error that refused it; a failed write rejects the whole call.
+   * None is claimed at creation: the workers claim them in order.
+   */
+  createStateless(bodies: RunCreate[]): Promise<Array<Run | Error>>;
   get(threadId: string | undefined, runId: string, access?: Access): Promise<Run>;
   list(threadId: string, filter: { status?: RunStatus }, page: { limit: number; offset: number }, access?: Access): Promise<Run[]>;
   delete(threadId: string | undefined, runId: string, access?: Access): Promise<void>;
@@ -92,6 +99,30 @@ export function runService(deps: RunServiceDeps): RunService {
     if (!deps.webhooksDisabled) await checkWebhookTarget(url, deps.webhookPolicy ?? {}, deps.resolveHost ?? unresolvable);
   };
 
+  /** The invocation a run stores, once the fields it names (checkpoint, nodes) are checked. */
+  const runKwargs = async (
+    body: RunCreate,
+    assistant: Assistant,
+    at: { threadId: string | null; targetThread: string; runId: string; headers: Record<string, string>; access: Access | undefined },
+  ) => {
+    const { access } = at;
+    const checkpoint = await startingCheckpoint(deps.checkpoints, at.threadId, at.targetThread, body);
+    const config = mergeConfig(assistant.config, body.config);
+    const kwargs = buildRunKwargs(body, {
+      assistant,
+      config,
+      // The creator, stored with the run: a background run acts for them, whatever the client sent.
+      extraConfigurable: { ...deps.configurableHeaders(at.headers), ...(access ? authConfigurable(access.user) : {}), ...userIdOf(config, access) },
+      metadata: runConfigMetadata(assistant, config, body.metadata),
+      runId: at.runId,
+      threadId: at.targetThread,
+      temporary: at.threadId === null && (body.on_completion ?? "delete") === "delete",
+      ...(checkpoint ? { checkpoint } : {}),
+    });
+    await checkNodes(graphs, assistant.graph_id, kwargs.config, body);
+    return kwargs;
+  };
+
   return {
     checkWebhook,
     async create(threadId, input, request, access) {
@@ -118,20 +149,7 @@ export function runService(deps: RunServiceDeps): RunService {
         threadAuth = await access.authorize("threads", "create_run", value);
         body.metadata = (value.metadata ?? {}) as JsonObject;
       }
-      const checkpoint = await startingCheckpoint(deps.checkpoints, threadId, targetThread, body);
-      const config = mergeConfig(assistant.config, body.config);
-      const kwargs = buildRunKwargs(body, {
-        assistant,
-        config,
-        // The creator, stored with the run: a background run acts for them, whatever the client sent.
-        extraConfigurable: { ...deps.configurableHeaders(request.headers), ...(access ? authConfigurable(access.user) : {}), ...userIdOf(config, access) },
-        metadata: runConfigMetadata(assistant, config, body.metadata),
-        runId,
-        threadId: targetThread,
-        temporary: stateless && (body.on_completion ?? "delete") === "delete",
-        ...(checkpoint ? { checkpoint } : {}),
-      });
-      await checkNodes(graphs, assistant.graph_id, kwargs.config, body);
+      const kwargs = await runKwargs(body, assistant, { threadId, targetThread, runId, headers: request.headers, access });
       const multitask = stateless ? "enqueue" : (body.multitask_strategy ?? "enqueue");
       const slot = signals.reserve?.();
       const result = await runs
@@ -174,6 +192,49 @@ export function runService(deps: RunServiceDeps): RunService {
         if (result.claimed) slot?.start(result.claimed);
       }
       return result.run;
+    },
+    async createStateless(inputs) {
+      if (inputs.length === 0) return [];
+      // Occurrences of one cron, or of crons of one assistant, share the reads and checks these make.
+      const assistantsById = new Map<string, Promise<Assistant>>();
+      const webhooksChecked = new Map<string, Promise<void>>();
+      const once = <T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> => {
+        let found = cache.get(key);
+        if (!found) cache.set(key, (found = make()));
+        return found;
+      };
+      const prepared = await Promise.all(
+        inputs.map(async (input): Promise<NewRunOnNewThread | Error> => {
+          try {
+            const body = { ...input, metadata: { ...(input.metadata ?? {}) } };
+            const assistant = await once(assistantsById, body.assistant_id, () => assistants.getForRun(body.assistant_id));
+            const webhook = body.webhook;
+            if (webhook !== undefined) await once(webhooksChecked, webhook, () => checkWebhook(webhook));
+            const runId = newId();
+            const threadId = newId();
+            const kwargs = await runKwargs(body, assistant, { threadId: null, targetThread: threadId, runId, headers: {}, access: undefined });
+            return {
+              run: {
+                run_id: runId,
+                thread_id: threadId,
+                assistant_id: assistant.assistant_id,
+                metadata: body.metadata,
+                kwargs,
+                multitask_strategy: null,
+                available_at: new Date(Date.now() + (body.after_seconds ?? 0) * 1000),
+              },
+              // The run's own metadata wins over graph_id/assistant_id on its new thread, as in create.
+              threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id, ...body.metadata },
+            };
+          } catch (err) {
+            return err instanceof Error ? err : new Error(String(err));
+          }
+        }),
+      );
+      const created = await runs.enqueueOnNewThreads(prepared.filter((p): p is NewRunOnNewThread => !(p instanceof Error)));
+      await Promise.all(created.map((run) => signals.created(run, false)));
+      const byId = new Map(created.map((run) => [run.run_id, run]));
+      return prepared.map((p) => (p instanceof Error ? p : (byId.get(p.run.run_id) ?? conflict(`Thread ${p.run.thread_id} already exists`))));
     },
     get: (threadId, runId, access) => mustGet(threadId, runId, access),
     async list(threadId, filter, page, access) {

@@ -110,6 +110,8 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     // checkpoint with the run that wrote it (from the run_id in the configurable).
     graph.checkpointer = storage.checkpoints.saver;
     graph.store = ctx.store;
+    // A stateless run's thread was created with it: its first attempt has no checkpoint to read.
+    if (kwargs.temporary && run.attempt === 1) storage.checkpoints.startsEmpty(run.run_id);
     // Null input continues from the checkpoint: steps that completed before are not run again.
     const resume = run.attempt > 1 && (await lastCheckpointRun(graph, threadId)) === run.run_id;
     if (resume) runLog.info("resuming from the run's last checkpoint");
@@ -200,9 +202,9 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     return;
   }
   if (kwargs.temporary) {
+    // Finishing deletes the thread with its checkpoints; a cancelled graph may still be writing them.
     outcome.delete_thread = true;
     if (signal.aborted) await storage.checkpoints.fenceRun(run.run_id);
-    await storage.checkpoints.deleteThread(threadId).catch((err: unknown) => runLog.warn("deleting a temporary thread's checkpoints failed", { err }));
   }
   const finished = refusal ? { ...outcome, error: refusal } : outcome;
   await protocol?.end(finished);

@@ -419,6 +419,22 @@ describe("streamGraphRun interrupts and commands", () => {
       name: "GraphRecursionError",
     });
   });
+
+  // The stream is read through LangChain's base `stream`, which knows nothing of the graph's own config.
+  it("fails with the graph's own recursion limit when the run gives none", async () => {
+    const steps: string[] = [];
+    const loop = new StateGraph(LogState)
+      .addNode("spin", () => {
+        steps.push("spin");
+        return { log: ["spin"] };
+      })
+      .addEdge(START, "spin")
+      .addEdge("spin", "spin")
+      .compile({ checkpointer: new MemorySaver() })
+      .withConfig({ recursionLimit: 4 });
+    await expect(collect(loop, { input: { log: [] } })).rejects.toMatchObject({ name: "GraphRecursionError" });
+    expect(steps).toHaveLength(4);
+  });
 });
 
 describe("streamGraphRun cancellation", () => {

@@ -73,7 +73,7 @@ export async function* streamGraphRun(graph: CompiledGraphLike, options: GraphRu
   // One generator, no delegation: a per-event hop through another generator costs on every run.
   try {
     if (!requested.has("events") && !requested.has("messages")) {
-      for await (const chunk of await streaming.stream(input, libraryOptions)) yield* mapper.chunk(chunk);
+      for await (const chunk of await pullStream(graph, streaming)(input, libraryOptions)) yield* mapper.chunk(chunk);
     } else {
       const events = streaming.streamEvents(input, { ...libraryOptions, version: "v2" });
       for await (const event of events) {
@@ -164,6 +164,27 @@ export function toLibraryOptions(options: GraphRunOptions, streamMode: string[])
   const defined: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(all)) if (value !== undefined) defined[key] = value;
   return defined;
+}
+
+/**
+ * The graph's stream, read only as fast as it is consumed. A compiled graph's `stream()` wraps
+ * LangChain's pull-based `Runnable.stream` in a stream that copies each chunk ahead the moment it
+ * exists, through a dozen promise hops per chunk: a node that emits thousands of events before it
+ * yields had them all copied in one run of the microtask queue (100-500 ms for 5,000 here), and no
+ * socket write, timer or Redis reply could happen meanwhile, so a run's first event left with its
+ * last. The base class's `stream` gives the same chunks on demand; it is used when the graph's
+ * class chain is LangGraph's (the class that overrides `stream` also defines `_streamIterator`,
+ * which the base one drives), else the graph's own `stream()`. What the override adds is an
+ * abort controller (the run's signal is passed either way) and the graph's own recursion limit
+ * as the default, applied here.
+ */
+function pullStream(graph: CompiledGraphLike, streaming: StreamingGraph): StreamingGraph["stream"] {
+  let owner: object | null = Object.getPrototypeOf(graph) as object | null;
+  while (owner !== null && !Object.hasOwn(owner, "stream")) owner = Object.getPrototypeOf(owner) as object | null;
+  const base = owner !== null && Object.hasOwn(owner, "_streamIterator") ? (Object.getPrototypeOf(owner) as { stream?: unknown } | null)?.stream : undefined;
+  if (typeof base !== "function" || base === streaming.stream) return (input, options) => streaming.stream(input, options);
+  const recursionLimit = (graph.config as { recursionLimit?: unknown } | undefined)?.recursionLimit;
+  return (input, options) => (base as StreamingGraph["stream"]).call(graph, input, { ...(recursionLimit !== undefined ? { recursionLimit } : {}), ...options });
 }
 
 function asStreamingGraph(graph: CompiledGraphLike): StreamingGraph {

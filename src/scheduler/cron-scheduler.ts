@@ -1,10 +1,13 @@
 // Fires due crons. Every tick reads the enabled crons whose next_run_date has come, and for each one
 // first moves next_run_date on to the occurrence after now, conditionally on the revision it read:
 // with several processes on one database, exactly one of them wins that update and creates the run.
-// The updates go in chunks of a few crons per statement, each cron still won or lost on its own.
+// The updates go in chunks of a few crons per statement, each cron still won or lost on its own, and
+// the runs of the occurrences a chunk won are created in one more write (thread crons' one by one).
 // Occurrences missed while no scheduler ran (downtime) are skipped with a warning: the cron fires
-// once for them, never once per missed occurrence. The claim comes before the run, so a process that
-// dies between the two loses the occurrences of its chunk not yet fired rather than firing any twice.
+// once for them, never once per missed occurrence. The claim comes before the runs, so a process that
+// dies between the two loses the occurrences of the chunks it had claimed and not yet created (at
+// most `concurrency` chunks of CLAIM_CHUNK; each of those crons fires again at its next occurrence)
+// rather than firing any twice.
 import { GantryError, isUnavailable } from "../errors.js";
 import type { Logger } from "../logging.js";
 import { nextRunDate, occurrencesBetween, parseSchedule } from "../domain/cron-schedule.js";
@@ -14,8 +17,11 @@ import type { Clock } from "./clock.js";
 
 export interface CronSchedulerDeps {
   crons: CronRepo;
-  /** Creates the run for one occurrence (the cron service's fire). */
-  fire: (cron: Cron) => Promise<Run>;
+  /**
+   * Creates the run of one occurrence of each cron (the cron service's fire): each answer is the
+   * run or the error that refused it; a rejection fails them all.
+   */
+  fire: (crons: Cron[]) => Promise<Array<Run | Error>>;
   clock: Clock;
   log: Logger;
 }
@@ -33,8 +39,9 @@ export interface CronSchedulerOptions {
 }
 
 /**
- * Occurrences claimed in one statement. 500 crons due at once cost 500 claim round trips one by
- * one; in chunks of eight, 63 (bench/crons.ts).
+ * Occurrences claimed in one statement, whose runs are then created in one more. 500 crons due at
+ * once cost 500 claims and 1,000 run-creating round trips one by one; in chunks of eight, 63 claims
+ * and 126 (bench/crons.ts). Larger chunks save little more, and a process dying mid-chunk loses more.
  */
 const CLAIM_CHUNK = 8;
 
@@ -81,17 +88,22 @@ export class CronScheduler {
       return;
     }
     let fired = 0;
+    // Crons due together mostly share a schedule (on the hour), and croner's search costs more than the rest of a firing.
+    const schedules = new Map<string, Omit<Occurrence, "cron">>();
     try {
       for (;;) {
         const due = await crons.due(now, this.options.batch);
-        const occurrences = due.map((cron) => this.occurrence(cron, now));
+        const occurrences = due.map((cron) => this.occurrence(cron, now, schedules));
         // Each worker claims a chunk of occurrences in one statement, then creates the runs of
-        // those it won, one after another: `concurrency` runs are being created at once.
+        // those it won in one more: `concurrency` chunks are in flight at once.
         const chunks: Occurrence[][] = [];
         for (let i = 0; i < occurrences.length; i += CLAIM_CHUNK) chunks.push(occurrences.slice(i, i + CLAIM_CHUNK));
         let taken = 0;
         const fireNext = async () => {
-          while (taken < chunks.length) fired += await this.claimAndFire(chunks[taken++]!, now);
+          while (taken < chunks.length) {
+            const won = await this.claimAndFire(chunks[taken++]!, now);
+            fired += won;
+          }
         };
         await Promise.all(Array.from({ length: Math.min(this.options.concurrency, chunks.length) }, fireNext));
         if (due.length < this.options.batch) break;
@@ -105,13 +117,18 @@ export class CronScheduler {
   }
 
   /** The occurrence `cron` is due for, and the one after it; a schedule that no longer parses has none. */
-  private occurrence(cron: StoredCron, now: Date): Occurrence {
+  private occurrence(cron: StoredCron, now: Date, schedules: Map<string, Omit<Occurrence, "cron">>): Occurrence {
+    const key = JSON.stringify([cron.schedule, cron.timezone, cron.end_time, cron.next_run_date]);
     const dueAt = new Date(cron.next_run_date!);
+    let found = schedules.get(key);
     try {
-      const schedule = parseSchedule(cron.schedule, cron.timezone);
-      const next = nextRunDate(schedule, now, cron.end_time === null ? null : new Date(cron.end_time));
-      const skipped = occurrencesBetween(schedule, dueAt, now);
-      return { cron, dueAt, next, missed: skipped.capped ? `${skipped.count}+` : skipped.count };
+      if (!found) {
+        const schedule = parseSchedule(cron.schedule, cron.timezone);
+        const next = nextRunDate(schedule, now, cron.end_time === null ? null : new Date(cron.end_time));
+        const skipped = occurrencesBetween(schedule, dueAt, now);
+        schedules.set(key, (found = { dueAt, next, missed: skipped.capped ? `${skipped.count}+` : skipped.count }));
+      }
+      return { cron, ...found };
     } catch (err) {
       // Stored schedules were checked when written; one that no longer parses is stopped, not retried every tick.
       this.deps.log.error("cron schedule no longer parses; the cron is stopped", {
@@ -124,46 +141,50 @@ export class CronScheduler {
     }
   }
 
-  /** Claims the occurrences and creates the runs of those won; returns how many were won. */
+  /** Claims the occurrences, then creates the runs of those won together; returns how many were won. */
   private async claimAndFire(occurrences: Occurrence[], now: Date): Promise<number> {
     const won = await this.deps.crons.advance(occurrences.map((o) => ({ cron_id: o.cron.cron_id, revision: o.cron.revision, next: o.next })));
-    let fired = 0;
+    const owned: Array<{ occurrence: Occurrence; log: Logger }> = [];
     for (const occurrence of occurrences) {
       if (occurrence.stop) continue;
       const log = this.deps.log.child({ cron_id: occurrence.cron.cron_id });
-      if (!won.has(occurrence.cron.cron_id)) {
-        log.debug("cron occurrence claimed elsewhere", { scheduled_for: occurrence.dueAt.toISOString() });
-        continue;
-      }
-      fired += 1;
-      await this.fire(occurrence, now, log);
+      if (won.has(occurrence.cron.cron_id)) owned.push({ occurrence, log });
+      else log.debug("cron occurrence claimed elsewhere", { scheduled_for: occurrence.dueAt.toISOString() });
     }
-    return fired;
-  }
-
-  /** Creates the run of an occurrence this process owns. */
-  private async fire({ cron, dueAt, next, missed }: Occurrence, now: Date, log: Logger): Promise<void> {
-    if (missed !== 0) {
+    if (owned.length === 0) return 0;
+    for (const { occurrence, log } of owned) {
+      if (occurrence.missed === 0) continue;
       log.warn("cron missed occurrences while no scheduler ran; firing once for them", {
-        scheduled_for: dueAt.toISOString(),
-        missed,
+        scheduled_for: occurrence.dueAt.toISOString(),
+        missed: occurrence.missed,
         now: now.toISOString(),
       });
     }
+    let answers: Array<Run | Error>;
     try {
-      const run = await this.deps.fire(cron);
+      answers = await this.deps.fire(owned.map(({ occurrence }) => occurrence.cron));
+    } catch (err) {
+      answers = owned.map(() => (err instanceof Error ? err : new Error(String(err))));
+    }
+    owned.forEach(({ occurrence, log }, i) => this.report(occurrence, answers[i]!, log));
+    return owned.length;
+  }
+
+  /** Logs what became of an occurrence this process owned. */
+  private report({ dueAt, next }: Occurrence, answer: Run | Error, log: Logger): void {
+    if (!(answer instanceof Error)) {
       log.info("cron fired", {
-        run_id: run.run_id,
-        thread_id: run.thread_id,
+        run_id: answer.run_id,
+        thread_id: answer.thread_id,
         scheduled_for: dueAt.toISOString(),
         next_run_date: next?.toISOString() ?? null,
       });
-    } catch (err) {
-      // The occurrence is spent either way: a refusal now (a busy thread under reject, a deleted
-      // assistant) would be refused again on every retry.
-      if (err instanceof GantryError && !isUnavailable(err))
-        log.warn("cron occurrence skipped: its run was refused", { scheduled_for: dueAt.toISOString(), detail: err.message });
-      else log.error("cron occurrence skipped: creating its run failed", { scheduled_for: dueAt.toISOString(), err });
+      return;
     }
+    // The occurrence is spent either way: a refusal now (a busy thread under reject, a deleted
+    // assistant) would be refused again on every retry.
+    if (answer instanceof GantryError && !isUnavailable(answer))
+      log.warn("cron occurrence skipped: its run was refused", { scheduled_for: dueAt.toISOString(), detail: answer.message });
+    else log.error("cron occurrence skipped: creating its run failed", { scheduled_for: dueAt.toISOString(), err: answer });
   }
 }

@@ -149,6 +149,32 @@ describe("sse response", () => {
     expect(await decode(response.body!)).toEqual([sent[0], sent[1], { ...sent[2], id: "1-1" }]);
   });
 
+  // A source draining events that already exist never leaves the microtask queue, and Node sends a
+  // response's writes only on the next tick, unless the first frame is flushed on its own.
+  it("hands the first frame of a burst to the socket before the burst's microtasks end", async () => {
+    const seen: Array<{ ticked: boolean; unsent: number }> = [];
+    const app = new Hono<AppEnv>();
+    app.get("/stream", (c) => {
+      const socket = (c.env as HttpBindings).outgoing.socket!;
+      return sseResponse(
+        c,
+        (async function* () {
+          yield { event: "custom", data: { i: 0 } };
+          let ticked = false;
+          process.nextTick(() => {
+            ticked = true;
+          });
+          for (let hop = 0; hop < 20; hop++) await null;
+          seen.push({ ticked, unsent: socket.writableLength });
+          yield { event: "custom", data: { i: 1 } };
+        })(),
+      );
+    });
+    const response = await fetch((await listen(app)) + "/stream");
+    expect((await decode(response.body!)).map((event) => event.data)).toEqual([{ i: 0 }, { i: 1 }]);
+    expect(seen).toEqual([{ ticked: false, unsent: 0 }]);
+  });
+
   it("lets the official client resume after a dropped connection, with no event lost or repeated", async () => {
     const log = createMemoryEventLog({ retentionMs: 60_000 });
     running.push(async () => log.close());

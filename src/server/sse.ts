@@ -1,6 +1,7 @@
 // Server-sent events for the LangGraph SDKs: one-line frames, a heartbeat comment at a steady
 // cadence, and backpressure: events are pulled from the source only as fast as the socket takes
 // them, so a slow client holds a paused reader instead of a growing buffer.
+import type { ServerResponse } from "node:http";
 import type { Context } from "hono";
 import type { AppEnv } from "./app-env.js";
 
@@ -56,6 +57,7 @@ export function parseLastEventId(header: string | undefined): string | undefined
 
 export function sseResponse(c: Context<AppEnv>, events: AsyncIterable<SseEvent>, options: SseOptions = {}): Response {
   const iterator = events[Symbol.asyncIterator]();
+  const flush = earlyFlush(c);
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let finished = false;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -88,6 +90,8 @@ export function sseResponse(c: Context<AppEnv>, events: AsyncIterable<SseEvent>,
         heartbeat.unref();
       },
       async pull(ctrl) {
+        // Asked for the next chunk: the previous one has just been handed to the response.
+        flush();
         let frame: string;
         try {
           const next = await iterator.next();
@@ -118,6 +122,27 @@ export function sseResponse(c: Context<AppEnv>, events: AsyncIterable<SseEvent>,
   );
 
   return c.body(body, 200, { ...SSE_HEADERS, ...options.headers });
+}
+
+/**
+ * Node's response corks its socket at a write and uncorks it on the next tick, which runs only once
+ * the microtask queue is empty: while a source hands out events that already exist (settled
+ * promises, a graph's burst), every frame stays in the socket until the burst is over. This lets
+ * the first frame written in a tick leave at once; the rest of the tick's frames still go out
+ * together when it ends. Outside Node (app.request() in tests) there is no socket to flush.
+ */
+function earlyFlush(c: Context<AppEnv>): () => void {
+  const socket = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing?.socket;
+  if (!socket) return () => {};
+  let flushedThisTick = false;
+  return () => {
+    if (flushedThisTick || socket.writableCorked === 0) return;
+    flushedThisTick = true;
+    process.nextTick(() => {
+      flushedThisTick = false;
+    });
+    socket.uncork();
+  };
 }
 
 function stripLineBreaks(text: string): string {

@@ -24,4 +24,6 @@ export interface CheckpointStore {
    * may still be writing when its run's checkpoints are deleted (see fenced-saver.ts).
    */
   fenceRun(runId: string): Promise<void>;
+  /** The run starts on a thread with no checkpoint: its graph's first read of the latest one skips the database. */
+  startsEmpty(runId: string): void;
 }

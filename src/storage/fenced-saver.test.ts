@@ -21,7 +21,35 @@ class GatedSaver extends MemorySaver {
 const configFor = (runId: string) => ({ configurable: { thread_id: "t1", checkpoint_ns: "", run_id: runId } });
 const checkpoint = (): Checkpoint => ({ ...emptyCheckpoint(), id: crypto.randomUUID() });
 
+/** A MemorySaver that counts the reads reaching it. */
+class CountingSaver extends MemorySaver {
+  reads = 0;
+  override async getTuple(...args: Parameters<MemorySaver["getTuple"]>) {
+    this.reads += 1;
+    return super.getTuple(...args);
+  }
+}
+
 describe("fencedSaver", () => {
+  it("answers a run that starts empty without reading, once, and every other read as its saver does", async () => {
+    const inner = new CountingSaver();
+    const { saver, startsEmpty } = fencedSaver(inner);
+    const graph = new StateGraph(Annotation.Root({ n: Annotation<number> }))
+      .addNode("step", (state) => ({ n: state.n + 1 }))
+      .addEdge(START, "step")
+      .compile({ checkpointer: saver });
+    const run = (runId: string, input: { n: number } | null) => graph.invoke(input, { configurable: { thread_id: "fresh", run_id: runId } });
+
+    expect(await run("run-a", { n: 1 })).toEqual({ n: 2 });
+    const unmarked = inner.reads;
+    startsEmpty("run-b");
+    expect(await graph.invoke({ n: 1 }, { configurable: { thread_id: "also-fresh", run_id: "run-b" } })).toEqual({ n: 2 });
+    expect(inner.reads - unmarked).toBe(unmarked - 1);
+    // Only the first read: the run's later reads (here a second invoke on the same thread) see its checkpoints.
+    expect(await graph.invoke(null, { configurable: { thread_id: "also-fresh", run_id: "run-b" } })).toEqual({ n: 2 });
+    expect((await saver.getTuple({ configurable: { thread_id: "also-fresh", run_id: "run-b" } }))?.checkpoint.channel_values).toMatchObject({ n: 2 });
+  });
+
   it("waits for a fenced run's write in flight, then drops its later writes and keeps other runs'", async () => {
     const inner = new GatedSaver();
     const { saver, fence } = fencedSaver(inner);

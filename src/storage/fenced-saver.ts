@@ -17,9 +17,17 @@ export interface FencedSaver {
   saver: BaseCheckpointSaver;
   /** Resolves once the run's writes in flight have landed; its later writes are dropped. */
   fence(runId: string): Promise<void>;
+  /**
+   * The run starts on a thread that has no checkpoint yet (a stateless run's first attempt): its
+   * first read of the thread's latest root checkpoint answers "none" without asking the database.
+   */
+  startsEmpty(runId: string): void;
 }
 
-/** Rollbacks are rare; a fence only matters for the moments an aborted loop takes to wind down. */
+/**
+ * Rollbacks are rare; a fence only matters for the moments an aborted loop takes to wind down. The
+ * same bound keeps the runs marked as starting empty whose graph failed before reading.
+ */
 const FENCES_KEPT = 10_000;
 
 /** Where a checkpoint sits, which its config says already; never copied into its metadata. */
@@ -50,6 +58,8 @@ export function runCheckpointMetadata(
 
 export function fencedSaver(inner: BaseCheckpointSaver): FencedSaver {
   const fenced = new Set<string>();
+  // Taken by the run's first read; one whose graph never read stays until the bound pushes it out.
+  const empty = new Set<string>();
   const inFlight = new Map<string, Set<Promise<unknown>>>();
 
   const runOf = (config: { configurable?: Record<string, unknown> } | undefined): string | undefined => {
@@ -83,11 +93,20 @@ export function fencedSaver(inner: BaseCheckpointSaver): FencedSaver {
     return track(runId, inner.putWrites(config, writes, taskId));
   };
 
+  const getTuple: BaseCheckpointSaver["getTuple"] = (config) => {
+    const runId = runOf(config);
+    if (runId !== undefined && empty.delete(runId) && config.configurable?.checkpoint_id === undefined && !config.configurable?.checkpoint_ns) {
+      return Promise.resolve(undefined);
+    }
+    return inner.getTuple(config);
+  };
+
   // A Proxy keeps the saver's prototype (LangGraph may check what it is given) and every other method.
   // LangGraph reaches for the saver's methods at every step: each is bound once, not at every access.
   const methods = new Map<PropertyKey, unknown>([
     ["put", put],
     ["putWrites", putWrites],
+    ["getTuple", getTuple],
   ]);
   const saver = new Proxy(inner, {
     get(target, property) {
@@ -107,6 +126,10 @@ export function fencedSaver(inner: BaseCheckpointSaver): FencedSaver {
       fenced.add(runId);
       if (fenced.size > FENCES_KEPT) fenced.delete(fenced.values().next().value!);
       await Promise.allSettled([...(inFlight.get(runId) ?? [])]);
+    },
+    startsEmpty(runId) {
+      empty.add(runId);
+      if (empty.size > FENCES_KEPT) empty.delete(empty.values().next().value!);
     },
   };
 }

@@ -11,13 +11,21 @@ export interface OpenedStorage {
   location: string;
 }
 
-export async function openStorage(options: { sqliteFile: string; databaseUrl?: string; postgresPoolMax: number }, log?: Logger): Promise<OpenedStorage> {
+export async function openStorage(
+  options: { sqliteFile: string; databaseUrl?: string; postgresPoolMax: number; postgresPreparedStatements?: boolean },
+  log?: Logger,
+): Promise<OpenedStorage> {
   if (options.databaseUrl) {
     const location = redactUrl(options.databaseUrl);
     try {
       // Loaded on demand so the embedded default never loads the PostgreSQL driver.
       const { openPostgresStorage } = await import("./postgres/open-postgres.js");
-      const storage = await openPostgresStorage({ url: options.databaseUrl, poolMax: options.postgresPoolMax, log });
+      const storage = await openPostgresStorage({
+        url: options.databaseUrl,
+        poolMax: options.postgresPoolMax,
+        preparedStatements: options.postgresPreparedStatements,
+        log,
+      });
       return { storage, migrated: storage.migrated, location };
     } catch (err) {
       if (err instanceof StartupError)

@@ -18,6 +18,12 @@ export interface NewRun {
   available_at: Date;
 }
 
+/** A run on a thread of its own that does not exist yet, and the metadata that thread is created with. */
+export interface NewRunOnNewThread {
+  run: NewRun;
+  threadMetadata: JsonObject;
+}
+
 export interface EnqueueOptions {
   /** Create the thread when it is missing, with this metadata; otherwise a missing thread is refused. */
   createThread?: { metadata: JsonObject; temporary: boolean };
@@ -78,7 +84,7 @@ export interface RunOutcome {
   error?: Json | null;
   /** Delete the run row (rollback) instead of recording the outcome. */
   delete_run?: boolean;
-  /** Delete the thread too (a stateless run's temporary thread). */
+  /** Delete the thread too, with its checkpoints (a stateless run's temporary thread); kept when the lease was lost. */
   delete_thread?: boolean;
   /** The run's webhook, written to the outbox in the same transaction (only when the outcome is recorded). */
   webhook?: NewWebhookDelivery;
@@ -97,6 +103,13 @@ export interface CancelResult {
  */
 export interface RunRepo {
   enqueue(run: NewRun, options: EnqueueOptions): Promise<EnqueueResult>;
+  /**
+   * Creates several runs at once, each pending on a new thread (inserted busy) of its own: what
+   * `enqueue` with `createThread` does for a thread that does not exist, in one write for the lot.
+   * A run whose thread id exists already is left out, and nothing of it is written. Returns the
+   * runs created, in the order given. Nothing is claimed at creation: workers claim them in order.
+   */
+  enqueueOnNewThreads(runs: NewRunOnNewThread[]): Promise<Run[]>;
   get(runId: string, threadId?: string, auth?: AuthFilter): Promise<Run | null>;
   list(threadId: string, filter: { status?: RunStatus }, page: { limit: number; offset: number }, auth?: AuthFilter): Promise<Run[]>;
   /** Deletes a run that is not pending or running; "active" when it is, null when it is missing. */

@@ -453,5 +453,35 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
       await client.crons.delete(deleting.cron_id);
       await client.crons.delete(keeping.cron_id);
     });
+
+    // Last: its clock is the latest, and a pass logged at a later time would satisfy an earlier move's wait.
+    it(`creates the runs of many crons due at once, each occurrence once ${label === "postgres" ? "across two schedulers" : "by its scheduler"}, thread crons among them`, async () => {
+      await moveClockTo("2030-06-01T10:00:30.000Z");
+      const label = own();
+      // More than a claim chunk holds, so the schedulers' chunks meet and overlap.
+      const stateless = await Promise.all(
+        Array.from({ length: 30 }, () => client.crons.create("tick", { schedule: "* * * * *", input: { label }, onRunCompleted: "keep" })),
+      );
+      const threads = await Promise.all([0, 1].map(() => client.threads.create()));
+      const onThreads = await Promise.all(threads.map((t) => client.crons.createForThread(t.thread_id, "tick", { schedule: "* * * * *", input: { label } })));
+      const all = [...stateless, ...onThreads];
+
+      await moveClockTo("2030-06-01T10:01:00.000Z");
+      expect(all.map((c) => firedLines(servers, c.cron_id).length)).toEqual(all.map(() => 1));
+      const recorded = await eventually("every run to record its tick", async () => {
+        const found = await ticks(label);
+        return found.length >= all.length ? found : undefined;
+      });
+      // One run per cron, each on a thread of its own: the thread crons' on theirs.
+      expect(new Set(recorded.map(tickThread)).size).toBe(all.length);
+      expect(recorded.map(tickThread)).toEqual(expect.arrayContaining(threads.map((t) => t.thread_id)));
+      const firstRun = firedLines(servers, stateless[0]!.cron_id)[0]!;
+      expect((await client.runs.get(firstRun.thread_id as string, firstRun.run_id as string)).metadata).toMatchObject({ cron_id: stateless[0]!.cron_id });
+
+      await moveClockTo("2030-06-01T10:01:40.000Z");
+      expect(await ticks(label)).toHaveLength(all.length);
+      expect(all.map((c) => firedLines(servers, c.cron_id).length)).toEqual(all.map(() => 1));
+      await Promise.all(all.map((c) => client.crons.delete(c.cron_id)));
+    });
   });
 }

@@ -1,7 +1,8 @@
 // Replicas of `gantry serve` on one PostgreSQL and one Redis behave as one server, through the
 // official SDK: a run created on A is streamed, joined (with Last-Event-ID) and cancelled through B;
 // a thread followed on B shows runs created on A; a worker replica serves only /ok; 100 queued runs across two workers each run
-// once, in order per thread; a cron fires once per occurrence with two schedulers.
+// once, in order per thread; a cron fires once per occurrence with two schedulers, and so do
+// stateless crons due at once, whose runs are created a chunk at a time.
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -199,6 +200,33 @@ await describeWithPostgresAndRedis("gantry serve: replicas behave as one server"
       expect(fired.map((l) => l.scheduled_for).sort()).toEqual(minutes);
       expect((await client.store.searchItems(["cron-ticks", label], { limit: 10 })).items).toHaveLength(3);
       await client.crons.delete(cron.cron_id);
+    }, 60_000);
+
+    it("creates the runs of stateless crons due at once in chunks, each occurrence once across the schedulers", async () => {
+      const client = sdkClient(a.url);
+      const label = `tick-${randomUUID()}`;
+      const crons = await Promise.all(
+        Array.from({ length: 20 }, () => client.crons.create("tick", { schedule: "* * * * *", input: { label }, onRunCompleted: "keep" })),
+      );
+      for (const at of ["2030-01-01T10:04:00.000Z", "2030-01-01T10:04:30.000Z"]) {
+        await writeFile(clockFile, at + "\n");
+        await eventually(
+          `both schedulers to pass ${at}`,
+          async () => ([a, b].every((s) => logLines(s).some((l) => l.msg === "cron tick" && Date.parse(l.now as string) >= Date.parse(at))) ? true : undefined),
+          20_000,
+        );
+      }
+      const fired = crons.map((cron) => [a, b].flatMap((s) => logLines(s).filter((l) => l.msg === "cron fired" && l.cron_id === cron.cron_id)));
+      expect(fired.map((lines) => lines.length)).toEqual(crons.map(() => 1));
+      const ticks = await eventually("every cron run to record its tick", async () => {
+        const items = (await client.store.searchItems(["cron-ticks", label], { limit: 100 })).items;
+        return items.length >= crons.length ? items : undefined;
+      });
+      expect(new Set(ticks.map((item) => item.value.thread_id)).size).toBe(crons.length);
+      // Each run is a row of the shared database: the other replica sees it finished.
+      const first = fired[0]![0]!;
+      await runReaches(sdkClient(b.url), first.thread_id as string, first.run_id as string, "success");
+      await Promise.all(crons.map((cron) => client.crons.delete(cron.cron_id)));
     }, 60_000);
   });
 });

@@ -98,7 +98,7 @@ async function* translatedIteration<T>(pool: pg.Pool, items: AsyncIterable<T>): 
 // their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
 // the latest), and the comparisons below use the same columns with the same collation.
 function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
-  const { saver, fence } = fencedSaver(translatingErrors(pool, new OneStatementPostgresSaver(pool, schema)));
+  const { saver, fence, startsEmpty } = fencedSaver(translatingErrors(pool, new OneStatementPostgresSaver(pool, schema)));
 
   /** One statement, atomic as the three-DELETE transaction it replaced: one round trip instead of five. */
   async function deleteThread(threadId: string): Promise<void> {
@@ -133,6 +133,7 @@ function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
   return {
     saver,
     fenceRun: fence,
+    startsEmpty,
     deleteThread,
 
     async copyThread(fromThreadId, toThreadId) {

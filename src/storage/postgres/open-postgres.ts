@@ -13,6 +13,7 @@ import { checkSchemaName, migratePostgres } from "./migrate.js";
 import { postgresRuns } from "./runs.js";
 import { postgresStore } from "./store.js";
 import { postgresThreads } from "./threads.js";
+import { statementNamer } from "./prepared-statements.js";
 import { postgresWebhooks } from "./webhooks.js";
 
 export interface PostgresOptions {
@@ -20,6 +21,8 @@ export interface PostgresOptions {
   /** Every pooled connection uses this schema (created when missing); otherwise the URL's search_path. */
   schema?: string;
   poolMax?: number;
+  /** Statements with parameters become named prepared statements (prepared-statements.ts); default true. */
+  preparedStatements?: boolean;
   /** Where losing and regaining the database is logged. */
   log?: Logger;
 }
@@ -34,9 +37,10 @@ const CONNECT_TIMEOUT_MS = 5_000;
  * The pool's client class. The timeout goes on each client, not on the pool: there it would also
  * fail requests that only wait for a free connection under load, which is no outage. Every
  * statement sent is counted (pg sends one at a time per connection, so one statement is one round
- * trip), the checkpointer's included, since it shares the pool: /metrics shows the total.
+ * trip), the checkpointer's included, since it shares the pool: /metrics shows the total. `name`
+ * turns a statement into a named prepared one where it applies (shared by the pool's clients).
  */
-function timedCountingClient(sent: { statements: number }): typeof pg.Client {
+function timedCountingClient(sent: { statements: number }, name: (args: unknown[]) => unknown[]): typeof pg.Client {
   return class TimedClient extends pg.Client {
     constructor(config?: pg.ClientConfig) {
       super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
@@ -44,7 +48,7 @@ function timedCountingClient(sent: { statements: number }): typeof pg.Client {
 
     override query(...args: unknown[]): never {
       sent.statements += 1;
-      return (super.query as (...a: unknown[]) => never)(...args);
+      return (super.query as (...a: unknown[]) => never)(...name(args));
     }
   };
 }
@@ -62,7 +66,16 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
   const connection: pg.ClientConfig = { connectionString: options.url, options: schema ? `-c search_path=${schema}` : undefined };
   const sent = { statements: 0 };
-  const pool = new pg.Pool({ ...connection, max: options.poolMax ?? 10, Client: timedCountingClient(sent) });
+  const pool = new pg.Pool({
+    ...connection,
+    max: options.poolMax ?? 10,
+    Client: timedCountingClient(sent, options.preparedStatements === false ? (args) => args : statementNamer()),
+  });
+  // Gantry's statements are short, and JIT only ever chose the store's vector scans, where compiling
+  // 256 products took longer (about 0.3 s each search) than scoring with the interpreter.
+  pool.on("connect", (client) => {
+    client.query("SET jit = off").catch(() => {});
+  });
   const watch = watchConnections(pool, options.log, describeTarget(options.url));
 
   let migrated: string[];

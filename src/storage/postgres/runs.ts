@@ -4,7 +4,7 @@
 // the sweeper skip a locked thread with SKIP LOCKED and so never wait at all.
 import type { Pool, PoolClient } from "pg";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunKwargs, RunStatus } from "../records.js";
-import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, RunRepo, StoppedRunWebhook } from "../run-ports.js";
+import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, NewRunOnNewThread, RunRepo, StoppedRunWebhook } from "../run-ports.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { authFilterSql, param, run as query, transaction } from "./sql-helpers.js";
 import { insertWebhookDelivery } from "./webhooks.js";
@@ -102,6 +102,47 @@ async function enqueueOnNewThread(
   const createdRun = rowToRun(row);
   if (row.status !== "running") return { kind: "created", run: createdRun, cancelled: [], stopped: [] };
   return { kind: "created", run: { ...createdRun, status: "pending" }, cancelled: [], stopped: [], claimed: rowToClaimed(row) };
+}
+
+/**
+ * enqueueOnNewThreads: the runs travel as one JSON array, so the statement's text stays the same
+ * whatever their number. Inserting in the array's order gives the runs their seq in that order.
+ */
+async function insertOnNewThreads(pool: Pool, items: NewRunOnNewThread[]): Promise<Run[]> {
+  if (items.length === 0) return [];
+  const batch = items.map(({ run, threadMetadata }, n) => ({
+    n,
+    run_id: run.run_id,
+    thread_id: run.thread_id,
+    assistant_id: run.assistant_id,
+    metadata: run.metadata,
+    kwargs: run.kwargs,
+    multitask_strategy: run.multitask_strategy,
+    available_at: run.available_at.toISOString(),
+    thread_metadata: threadMetadata,
+  }));
+  const { rows } = await query<RunRow>(
+    pool,
+    `WITH input AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(n integer, run_id text, thread_id text, assistant_id text, metadata jsonb, kwargs jsonb,
+                                                       multitask_strategy text, available_at timestamptz, thread_metadata jsonb)
+     ), thread AS (
+       INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error)
+       SELECT thread_id, $2, $2, $2, thread_metadata, 'busy', '{}', NULL, '{}', NULL FROM input
+       ON CONFLICT (thread_id) DO NOTHING
+       RETURNING thread_id
+     ), created AS (
+       INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at, attempt)
+       SELECT input.run_id, input.thread_id, input.assistant_id, $2, $2, 'pending', input.metadata, input.kwargs, input.multitask_strategy,
+              input.available_at, 0
+       FROM input JOIN thread ON thread.thread_id = input.thread_id
+       ORDER BY input.n
+       RETURNING ${COLUMNS}
+     )
+     SELECT created.* FROM created JOIN input ON input.run_id = created.run_id ORDER BY input.n`,
+    [JSON.stringify(batch), new Date()],
+  );
+  return rows.map(rowToRun);
 }
 
 /** $1-$8 of both run inserts: the new run's own columns. */
@@ -206,6 +247,11 @@ function andThreadVisible(auth: AuthFilter | undefined, values: unknown[]): stri
   return hasAuthFilter(auth) ? ` AND thread_id IN (SELECT thread_id FROM threads WHERE ${authFilterSql("metadata", auth, values)})` : "";
 }
 
+/** CTEs removing every checkpoint of the thread in `owned` (the official saver's three tables). */
+const DELETE_CHECKPOINTS_OF_OWNED = `written AS (DELETE FROM checkpoint_writes WHERE thread_id IN (SELECT thread_id FROM owned)),
+  blobs AS (DELETE FROM checkpoint_blobs WHERE thread_id IN (SELECT thread_id FROM owned)),
+  saved AS (DELETE FROM checkpoints WHERE thread_id IN (SELECT thread_id FROM owned))`;
+
 export function postgresRuns(pool: Pool): RunRepo {
   return {
     async enqueue(input, options): Promise<EnqueueResult> {
@@ -294,6 +340,7 @@ export function postgresRuns(pool: Pool): RunRepo {
       });
     },
 
+    enqueueOnNewThreads: (items) => insertOnNewThreads(pool, items),
     async get(runId, threadId, auth) {
       const values: unknown[] = [runId, threadId ?? null];
       const { rows } = await query<RunRow>(
@@ -400,8 +447,13 @@ export function postgresRuns(pool: Pool): RunRepo {
       const runParams = outcome.delete_run ? [runId, workerId] : [runId, workerId, outcome.status, now];
       if (outcome.delete_thread && !outcome.webhook) {
         // A thread deleted with its run (a stateless run's) reads nothing after the lock: one
-        // statement, atomic as the transaction, instead of five round trips.
-        const deleted = await query(pool, `${lockThenRun(runChange)} DELETE FROM threads WHERE thread_id IN (SELECT thread_id FROM owned)`, runParams);
+        // statement, atomic as the transaction, instead of five round trips; its checkpoints go in
+        // it too, and only when the run was still this worker's (the saver's tables, same schema).
+        const deleted = await query(
+          pool,
+          `${lockThenRun(runChange)}, ${DELETE_CHECKPOINTS_OF_OWNED} DELETE FROM threads WHERE thread_id IN (SELECT thread_id FROM owned)`,
+          runParams,
+        );
         return deleted.rowCount === 1;
       }
       return transaction(pool, async (client) => {
@@ -410,7 +462,9 @@ export function postgresRuns(pool: Pool): RunRepo {
         if (!threadId) return false;
         if (outcome.webhook) await insertWebhookDelivery(client, outcome.webhook, now);
         if (outcome.delete_thread) {
-          await query(client, "DELETE FROM threads WHERE thread_id = $1", [threadId]);
+          await query(client, `WITH owned AS (SELECT $1::text AS thread_id), ${DELETE_CHECKPOINTS_OF_OWNED} DELETE FROM threads WHERE thread_id = $1`, [
+            threadId,
+          ]);
           return true;
         }
         // A statement of its own, after the lock: its snapshot sees every run enqueued meanwhile.

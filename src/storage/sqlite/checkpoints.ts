@@ -35,7 +35,7 @@ function withCachedStatements(db: Database.Database): Database.Database {
 // their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
 // the latest), and so does every comparison below.
 export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
-  const { saver, fence } = fencedSaver(new EagerSqliteSaver(db));
+  const { saver, fence, startsEmpty } = fencedSaver(new EagerSqliteSaver(db));
   const sql = statementCache(db);
 
   // The saver stores metadata as JSON text in a BLOB column; SQLite reads a BLOB as binary JSONB.
@@ -79,6 +79,7 @@ export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
   return {
     saver,
     fenceRun: fence,
+    startsEmpty,
     async deleteThread(threadId) {
       deleteThread.immediate(threadId);
     },

@@ -2,7 +2,18 @@
 // nothing to skip-lock, so the claim is a plain UPDATE of the chosen row.
 import type Database from "better-sqlite3";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunStatus } from "../records.js";
-import type { CancelAction, CancelResult, ClaimedRun, EnqueueOptions, EnqueueResult, NewRun, RunOutcome, RunRepo, StoppedRunWebhook } from "../run-ports.js";
+import type {
+  CancelAction,
+  CancelResult,
+  ClaimedRun,
+  EnqueueOptions,
+  EnqueueResult,
+  NewRun,
+  NewRunOnNewThread,
+  RunOutcome,
+  RunRepo,
+  StoppedRunWebhook,
+} from "../run-ports.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { authFilterSql, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
@@ -180,6 +191,17 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     return { kind: "created", run: created, cancelled, stopped, claimed: { ...created, status: "running", attempt: 1, cancel_action: null } };
   });
 
+  // One transaction of plain enqueues: SQLite has no round trips to save, only commits.
+  const enqueueOnNewThreads = db.transaction((items: NewRunOnNewThread[]): Run[] => {
+    const created: Run[] = [];
+    for (const { run, threadMetadata } of items) {
+      if (threadExists.get(run.thread_id)) continue;
+      const result = enqueue(run, { threadMetadata, multitask: "enqueue", createThread: { metadata: {}, temporary: false } });
+      if (result.kind === "created") created.push(result.run);
+    }
+    return created;
+  });
+
   const claim = db.transaction((workerId: string, leaseMs: number, now: Date): ClaimedRun | null => {
     const stamp = now.toISOString();
     const candidate = sql(
@@ -218,6 +240,8 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     if (!row) return false;
     if (outcome.webhook) insertWebhookDelivery(db, outcome.webhook, now);
     if (outcome.delete_thread) {
+      sql("DELETE FROM writes WHERE thread_id = ?").run(row.thread_id);
+      sql("DELETE FROM checkpoints WHERE thread_id = ?").run(row.thread_id);
       sql("DELETE FROM threads WHERE thread_id = ?").run(row.thread_id);
       return true;
     }
@@ -290,6 +314,9 @@ export function sqliteRuns(db: Database.Database): RunRepo {
   return {
     async enqueue(run, options) {
       return enqueue.immediate(run, options);
+    },
+    async enqueueOnNewThreads(items) {
+      return enqueueOnNewThreads.immediate(items);
     },
     async get(runId, threadId, auth) {
       const row = visibleRow(runId, auth);

@@ -241,25 +241,30 @@ export function cronCases<S extends MigratedStorage>({ storage, test }: CaseCont
     expect(await repo().get(c!.cron_id)).toMatchObject({ revision: 2, next_run_date: null });
   });
 
-  test("gives each due occurrence to exactly one of two processes claiming overlapping lists at once", async () => {
+  test("gives each due occurrence to exactly one of two processes claiming overlapping lists at once, occurrence after occurrence", async () => {
     const other = await harness.reopen(storage() as S);
     try {
       const assistantId = await assistant();
       const crons = await Promise.all(Array.from({ length: 24 }, (_, i) => repo().create(newCron(assistantId, { next_run_date: at(i * 1000) }))));
       const mine = new Set(crons.map((c) => c.cron_id));
-      const [seenHere, seenThere] = await Promise.all([repo().due(at(MINUTE), 1000), other.crons.due(at(MINUTE), 1000)]);
-      // One process claims in chunks of eight in due order, the other in chunks of five in reverse:
-      // the chunks overlap in every way, and all are in flight at once.
-      const chunks = (seen: typeof seenHere, size: number) => {
-        const claims = seen.filter((c) => mine.has(c.cron_id)).map((c) => ({ cron_id: c.cron_id, revision: c.revision, next: at(2 * MINUTE) }));
-        return Array.from({ length: Math.ceil(claims.length / size) }, (_, i) => claims.slice(i * size, (i + 1) * size));
-      };
-      const won = await Promise.all([
-        ...chunks(seenHere, 8).map((chunk) => repo().advance(chunk)),
-        ...chunks([...seenThere].reverse(), 5).map((chunk) => other.crons.advance(chunk)),
-      ]);
-      const winners = won.flatMap((set) => [...set]);
-      expect(winners.sort()).toEqual([...mine].sort());
+      // Three occurrences in turn: each round both processes read what is due, then race for it.
+      for (let round = 1; round <= 3; round++) {
+        const [seenHere, seenThere] = await Promise.all([repo().due(at(round * MINUTE), 1000), other.crons.due(at(round * MINUTE), 1000)]);
+        // One process claims in chunks of eight in due order, the other in chunks of five in reverse:
+        // the chunks overlap in every way, and all are in flight at once.
+        const chunks = (seen: typeof seenHere, size: number) => {
+          const claims = seen.filter((c) => mine.has(c.cron_id)).map((c) => ({ cron_id: c.cron_id, revision: c.revision, next: at((round + 1) * MINUTE) }));
+          return Array.from({ length: Math.ceil(claims.length / size) }, (_, i) => claims.slice(i * size, (i + 1) * size));
+        };
+        const won = await Promise.all([
+          ...chunks(seenHere, 8).map((chunk) => repo().advance(chunk)),
+          ...chunks([...seenThere].reverse(), 5).map((chunk) => other.crons.advance(chunk)),
+        ]);
+        const winners = won.flatMap((set) => [...set]);
+        expect(winners.sort()).toEqual([...mine].sort());
+      }
+      const after = (await repo().due(at(3 * MINUTE), 1000)).filter((c) => mine.has(c.cron_id));
+      expect(after).toEqual([]);
     } finally {
       await other.close();
     }

@@ -16,8 +16,8 @@ function checkpoint(id: string, values: Record<string, unknown>, versions: Recor
 }
 
 /** The calls under test, made in the same order on one saver. */
-async function writeEverything(saver: PostgresSaver): Promise<void> {
-  const config = { configurable: { thread_id: THREAD, checkpoint_ns: "" } };
+async function writeEverything(saver: PostgresSaver, thread = THREAD): Promise<void> {
+  const config = { configurable: { thread_id: thread, checkpoint_ns: "" } };
   const first = checkpoint("1ef00000-0000-6000-8000-000000000001", { messages: ["hi"], count: 1 }, { messages: 1, count: 1 });
   const firstConfig = await saver.put(config, first, { source: "input", step: -1, parents: {} }, { messages: 1, count: 1 });
   // "gone" has a new version but no value: the saver stores it as an empty blob.
@@ -71,10 +71,12 @@ await describeWithPostgres("the one-statement PostgreSQL saver", () => {
     const read = async (sql: string) => (await pool.query(sql)).rows;
     return {
       checkpoints: await read(
-        "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints ORDER BY checkpoint_id",
+        "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints ORDER BY thread_id, checkpoint_id",
       ),
-      blobs: await read("SELECT thread_id, checkpoint_ns, channel, version, type, blob FROM checkpoint_blobs ORDER BY channel, version"),
-      writes: await read("SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM checkpoint_writes ORDER BY task_id, idx"),
+      blobs: await read("SELECT thread_id, checkpoint_ns, channel, version, type, blob FROM checkpoint_blobs ORDER BY thread_id, channel, version"),
+      writes: await read(
+        "SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM checkpoint_writes ORDER BY thread_id, task_id, idx",
+      ),
     };
   }
 
@@ -91,5 +93,48 @@ await describeWithPostgres("the one-statement PostgreSQL saver", () => {
     const tuple = await ours.getTuple(config);
     expect(tuple?.checkpoint.channel_values).toEqual({ messages: ["hi", "ho"], count: 1 });
     expect(tuple?.pendingWrites).toEqual((await official.getTuple(config))?.pendingWrites);
+  });
+
+  it("writes the same rows when concurrent threads' writes share statements, and fails only the write that fails", async () => {
+    const schema = { official: freshSchemaName(), ours: freshSchemaName() };
+    for (const name of Object.values(schema)) {
+      await onTestDatabase(`CREATE SCHEMA ${name}`);
+      await new PostgresSaver(poolOn(name), undefined, { schema: name }).setup();
+    }
+    try {
+      const pool = poolOn(schema.ours);
+      let statements = 0;
+      const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+      pool.query = ((...args: unknown[]) => {
+        statements += 1;
+        return query(...args);
+      }) as typeof pool.query;
+      const ours = new OneStatementPostgresSaver(pool, schema.ours);
+      const official = new PostgresSaver(poolOn(schema.official), undefined, { schema: schema.official });
+      const threads = Array.from({ length: 12 }, (_, i) => `thread-${String(i).padStart(2, "0")}`);
+      await Promise.all(threads.map((thread) => writeEverything(official, thread)));
+      await Promise.all(threads.map((thread) => writeEverything(ours, thread)));
+      expect(await rows(schema.ours)).toEqual(await rows(schema.official));
+      // Eight writes per thread, issued one after another, twelve threads at once.
+      expect(statements).toBeLessThan(threads.length * 8);
+
+      // JSON text jsonb refuses (a NUL escape): that job fails; the others in its group land.
+      const config = (thread: string) => ({ configurable: { thread_id: thread, checkpoint_ns: "" } });
+      const results = await Promise.allSettled(
+        ["good-1", "bad", "good-2"].map((thread) =>
+          ours.put(
+            config(thread),
+            { ...checkpoint(`1ef00000-0000-6000-8000-00000000001${thread.length}`, {}, {}), ts: thread === "bad" ? "\u0000" : "2030-01-01" },
+            { source: "input", step: -1, parents: {} },
+            {},
+          ),
+        ),
+      );
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect(await ours.getTuple(config("good-2"))).toBeDefined();
+      expect(await ours.getTuple(config("bad"))).toBeUndefined();
+    } finally {
+      for (const name of Object.values(schema)) await onTestDatabase(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+    }
   });
 });

@@ -2,6 +2,7 @@
 // thread, concurrent claimers), leases and heartbeats, finishing, cancelling, the expired-lease
 // sweep, and get/list/delete. Claims and sweeps see every run in the database, so each case opens
 // a database of its own.
+import { Annotation, START, StateGraph } from "@langchain/langgraph";
 import { expect } from "vitest";
 import type { JsonObject, Run, RunStatus } from "../../../src/storage/records.js";
 import type { ClaimedRun, EnqueueOptions, NewRun } from "../../../src/storage/run-ports.js";
@@ -223,6 +224,61 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
       expect((await claim(s))?.run_id).toBe(result.kind === "created" ? result.run.run_id : undefined);
     });
   }
+
+  // ---- several runs on new threads (enqueueOnNewThreads) ----------------------------------------
+
+  fresh("creates several runs at once, each pending on a new busy thread with its metadata, answered and claimed in the order given", async (s) => {
+    const items = [0, 1, 2].map((n) => ({
+      run: newRun(newId(), { metadata: { n }, kwargs: newKwargs({ input: { n } }) }),
+      threadMetadata: { graph_id: "agent", n },
+    }));
+    const created = await s.runs.enqueueOnNewThreads(items);
+
+    expect(created).toEqual(
+      items.map(({ run }) => ({
+        run_id: run.run_id,
+        thread_id: run.thread_id,
+        assistant_id: run.assistant_id,
+        created_at: expect.stringMatching(ISO_MS),
+        updated_at: expect.stringMatching(ISO_MS),
+        status: "pending",
+        metadata: run.metadata,
+        kwargs: run.kwargs,
+        multitask_strategy: null,
+      })),
+    );
+    for (const [n, { run }] of items.entries()) {
+      expect(await s.runs.get(run.run_id)).toEqual(created[n]);
+      expect(await s.threads.get(run.thread_id)).toMatchObject({ status: "busy", values: null, metadata: { graph_id: "agent", n } });
+    }
+    const claimed = [await claim(s), await claim(s), await claim(s)];
+    expect(claimed.map((r) => r?.run_id)).toEqual(items.map(({ run }) => run.run_id));
+    expect(await s.runs.enqueueOnNewThreads([])).toEqual([]);
+  });
+
+  fresh("leaves out a run whose thread exists, writing nothing of it, and creates the others", async (s) => {
+    const existing = await thread(s, { user: "ann" });
+    const before = await s.threads.get(existing);
+    const onExisting = newRun(existing);
+    const onNew = newRun(newId());
+    const created = await s.runs.enqueueOnNewThreads([
+      { run: onExisting, threadMetadata: { graph_id: "agent" } },
+      { run: onNew, threadMetadata: { graph_id: "agent" } },
+    ]);
+
+    expect(created.map((r) => r.run_id)).toEqual([onNew.run_id]);
+    expect(await s.runs.get(onExisting.run_id)).toBeNull();
+    expect(await s.threads.get(existing)).toEqual(before);
+    expect(await threadStatus(s, onNew.thread_id)).toBe("busy");
+  });
+
+  fresh("finishes a run created with others like any run: its thread goes idle", async (s) => {
+    const [run] = await s.runs.enqueueOnNewThreads([{ run: newRun(newId()), threadMetadata: {} }]);
+    const claimed = await claim(s);
+    expect(claimed?.run_id).toBe(run!.run_id);
+    expect(await s.runs.finish(run!.run_id, WORKER, success)).toBe(true);
+    expect(await threadStatus(s, run!.thread_id)).toBe("idle");
+  });
 
   // ---- claim at creation (claimFor) ------------------------------------------------------------
 
@@ -470,6 +526,24 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect(await s.runs.finish(temporary.run_id, WORKER, { ...success, delete_thread: true })).toBe(true);
     expect(await s.threads.get(temporary.thread_id)).toBeNull();
     expect(await s.runs.get(temporary.run_id)).toBeNull();
+  });
+
+  fresh("deletes a temporary thread's checkpoints with it, and keeps them when the lease was lost", async (s) => {
+    const checkpointed = async (threadId: string) => (await s.checkpoints.saver.getTuple({ configurable: { thread_id: threadId } })) !== undefined;
+    const graph = new StateGraph(Annotation.Root({ n: Annotation<number> }))
+      .addNode("step", (state) => ({ n: state.n + 1 }))
+      .addEdge(START, "step")
+      .compile({ checkpointer: s.checkpoints.saver });
+
+    const temporary = newRun(newId());
+    await enqueue(s, temporary, { createThread: { metadata: {}, temporary: true } });
+    await claim(s);
+    await graph.invoke({ n: 1 }, { configurable: { thread_id: temporary.thread_id } });
+    expect(await checkpointed(temporary.thread_id)).toBe(true);
+    expect(await s.runs.finish(temporary.run_id, "another-worker", { ...success, delete_thread: true })).toBe(false);
+    expect(await checkpointed(temporary.thread_id)).toBe(true);
+    expect(await s.runs.finish(temporary.run_id, WORKER, { ...success, delete_thread: true })).toBe(true);
+    expect(await checkpointed(temporary.thread_id)).toBe(false);
   });
 
   // ---- cancel --------------------------------------------------------------------------------
