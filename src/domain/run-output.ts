@@ -52,16 +52,15 @@ export function runOutputService(deps: { events: RunEventLog; runs: RunRepo; thr
     },
 
     async output(run, signal) {
-      if (await events.has(run.run_id)) {
-        let values: unknown = null;
-        let error: unknown = null;
-        for await (const event of events.read(run.run_id, { after: "-1", ...(signal ? { signal } : {}) })) {
-          if (event.event === "values") values = event.data;
-          else if (event.event === "error") error = event.data;
-        }
-        if (error) return { __error__: error };
-        if (values !== null) return values;
+      // A log that is gone (expired, or never kept) reads as nothing: the stored outcome answers.
+      let values: unknown = null;
+      let error: unknown = null;
+      for await (const event of events.read(run.run_id, { after: "-1", ...(signal ? { signal } : {}) })) {
+        if (event.event === "values") values = event.data;
+        else if (event.event === "error") error = event.data;
       }
+      if (error) return { __error__: error };
+      if (values !== null) return values;
       const latest = (await deps.runs.get(run.run_id)) ?? run;
       const thread = await deps.threads.get(run.thread_id);
       if (latest.status === "error" && thread?.error) return { __error__: thread.error };
