@@ -70,11 +70,10 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
     ...connection,
     max: options.poolMax ?? 10,
     Client: timedCountingClient(sent, options.preparedStatements === false ? (args) => args : statementNamer()),
-  });
-  // Gantry's statements are short, and JIT only ever chose the store's vector scans, where compiling
-  // 256 products took longer (about 0.3 s each search) than scoring with the interpreter.
-  pool.on("connect", (client) => {
-    client.query("SET jit = off").catch(() => {});
+    // Gantry's statements are short, and JIT only ever chose the store's vector scans, where
+    // compiling 256 products took longer (about 0.3 s a search) than the interpreter's scoring.
+    // pg-pool awaits this before handing a new connection out (a URL's `options` would override ours).
+    onConnect: (client) => client.query("SET jit = off"),
   });
   const watch = watchConnections(pool, options.log, describeTarget(options.url));
 
