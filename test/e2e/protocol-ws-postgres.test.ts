@@ -88,8 +88,10 @@ await describeWithPostgresAndRedis("protocol v2 over WebSocket on gantry serve (
       const ticks = events.filter((e) => e.method === "custom").map((e) => (e.params.data as { payload: { tick: number } }).payload.tick);
       expect(ticks).toEqual([...Array(60).keys()]);
       expect(lifecycleOf(events)).toEqual(["running", "completed"]);
-      // B ran it: A has no worker, and A was gone before the run ended.
-      expect((await sdkClient(b.url).runs.get(thread.threadId, runId)).status).toBe("success");
+      // B ran it: A has no worker, and A was gone before the run ended. The outcome is recorded just
+      // after the terminal lifecycle event (which must precede the thread's next run's events).
+      const status = async () => (await sdkClient(b.url).runs.get(thread.threadId, runId)).status;
+      expect(await eventually("the run's outcome on B", async () => ((await status()) === "running" ? undefined : status()))).toBe("success");
       const finished = (replica: RunningGantry) =>
         replica
           .output()
