@@ -101,9 +101,10 @@ function scores(values: unknown[], query: number[], prefix: string[], itemCondit
     ? ` AND EXISTS (SELECT 1 FROM store_items AS f WHERE f.namespace = v.namespace AND f.key = v.key AND ${itemConditions.join(" AND ")})`
     : "";
   return `SELECT namespace, key, MAX(score) AS score FROM (
-      SELECT v.namespace, v.key, CASE WHEN v.norm = 0 THEN 0 ELSE (${dot}) / (v.norm * ${queryNorm}::float8) END AS score
+      SELECT v.namespace, v.key,
+        CASE WHEN cardinality(v.vector) <> ${param(values, query.length)} THEN NULL WHEN v.norm = 0 THEN 0 ELSE (${dot}) / (v.norm * ${queryNorm}::float8) END AS score
       FROM store_vectors AS v
-      WHERE ${prefixRange(values, prefix)} AND cardinality(v.vector) = ${param(values, query.length)}${items}
+      WHERE ${prefixRange(values, prefix)}${items}
       OFFSET 0) AS scored
     GROUP BY namespace, key`;
 }
