@@ -43,8 +43,7 @@ function hashVector(text: string): number[] {
 
 const mix = (a: number[], b: number[], weight: number) => a.map((x, i) => x + weight * b[i]!);
 /** Documents of one topic score about 0.6 with each other and about 0 with the rest. */
-const docVector = (i: number) =>
-  TOPICS === 0 ? hashVector(`document ${i}`) : mix(hashVector(`topic ${i % TOPICS}`), hashVector(`document ${i}`), 0.8);
+const docVector = (i: number) => (TOPICS === 0 ? hashVector(`document ${i}`) : mix(hashVector(`topic ${i % TOPICS}`), hashVector(`document ${i}`), 0.8));
 /** Query n asks about document n * 7919 in other words: that document's vector plus noise. */
 const queryVector = (n: number) => mix(docVector(((n + 2) * 7919) % 100_000), hashVector(`question ${n}`), 0.5);
 const user = (i: number) => `user-${i % USERS}`;

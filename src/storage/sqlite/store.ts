@@ -191,20 +191,24 @@ export function sqliteStore(db: Database.Database): StoreRepo {
 
   /** Whether the prefix holds enough indexed vectors for the index to beat an exact scan. */
   const largePrefix = (prefix: SqlFragment): boolean =>
-    (sql(`SELECT count(*) FROM (SELECT 1 FROM store_vector_cells WHERE ${prefix.sql} LIMIT ?)`).pluck().get(...prefix.params, INDEX_MIN_VECTORS) as number) >=
-    INDEX_MIN_VECTORS;
+    (sql(`SELECT count(*) FROM (SELECT 1 FROM store_vector_cells WHERE ${prefix.sql} LIMIT ?)`)
+      .pluck()
+      .get(...prefix.params, INDEX_MIN_VECTORS) as number) >= INDEX_MIN_VECTORS;
 
   /** The page from the index, or null when it cannot answer it as the exact scan would (too few candidates). */
   const indexed = (query: StoreSearch, queryBlob: Buffer, lists: number, now: Date): ItemRow[] | null => {
     const prefix = prefixRange(query.namespacePrefix);
     if (!largePrefix(prefix)) return null;
+    // Unary + keeps SQLite from answering the prefix through the cells' namespace index, which
+    // would walk the whole prefix for every probed list instead of reading the lists' row ranges.
+    const inLists = { sql: prefix.sql.replace(/namespace/g, "+c.namespace"), params: prefix.params };
     const want = query.offset + query.limit;
-    const rows = sql(INDEXED(prefix.sql)).all(
+    const rows = sql(INDEXED(inLists.sql)).all(
       queryBlob.length / 4,
       queryBlob,
       lists,
       queryBlob,
-      ...prefix.params,
+      ...inLists.params,
       want,
       now.toISOString(),
       query.limit,

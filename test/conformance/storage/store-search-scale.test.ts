@@ -108,7 +108,9 @@ function scaleCases<S extends Storage>(backend: Backend<S>) {
       storage = await backend.open();
       for (let from = 0; from < data.length; from += 50) {
         await Promise.all(
-          data.slice(from, from + 50).map((e) => storage.store.put({ namespace: e.namespace, key: e.key, value: e.value, ttl_minutes: null, vectors: e.vectors }, NOW)),
+          data
+            .slice(from, from + 50)
+            .map((e) => storage.store.put({ namespace: e.namespace, key: e.key, value: e.value, ttl_minutes: null, vectors: e.vectors }, NOW)),
         );
       }
     }, 300_000);
@@ -133,9 +135,17 @@ function scaleCases<S extends Storage>(backend: Backend<S>) {
     it("answers exactly where the index steps aside: filtered searches and small prefixes", async () => {
       for (const query of QUERIES.slice(0, 4)) {
         const filtered = await search([root], query, { filter: { topic: 3 } });
-        expect(filtered.map((i) => i.key)).toEqual(bruteForce(data, query, (e) => e.value.topic === 3).slice(0, 10).map((t) => t.key));
+        expect(filtered.map((i) => i.key)).toEqual(
+          bruteForce(data, query, (e) => e.value.topic === 3)
+            .slice(0, 10)
+            .map((t) => t.key),
+        );
         const oneUser = await search([root, "user-7"], query, { offset: 5 });
-        expect(oneUser.map((i) => i.key)).toEqual(bruteForce(data, query, (e) => e.namespace[1] === "user-7").slice(5, 15).map((t) => t.key));
+        expect(oneUser.map((i) => i.key)).toEqual(
+          bruteForce(data, query, (e) => e.namespace[1] === "user-7")
+            .slice(5, 15)
+            .map((t) => t.key),
+        );
       }
     });
 
@@ -145,12 +155,18 @@ function scaleCases<S extends Storage>(backend: Backend<S>) {
       await storage.store.delete(best!.namespace, best!.key);
       expect((await search([root], query)).map((i) => i.key)).not.toContain(best!.key);
 
-      await storage.store.put({ namespace: [root, "user-3"], key: "exact-match", value: { topic: -1 }, ttl_minutes: null, vectors: [{ field: "$", vector: query }] }, NOW);
+      await storage.store.put(
+        { namespace: [root, "user-3"], key: "exact-match", value: { topic: -1 }, ttl_minutes: null, vectors: [{ field: "$", vector: query }] },
+        NOW,
+      );
       const [first] = await search([root], query);
       expect(first?.key).toBe("exact-match");
       expect(first?.score).toBeCloseTo(1, 5);
 
-      await storage.store.put({ namespace: [root, "user-3"], key: "exact-match", value: { topic: -1 }, ttl_minutes: 1, vectors: [{ field: "$", vector: query }] }, NOW);
+      await storage.store.put(
+        { namespace: [root, "user-3"], key: "exact-match", value: { topic: -1 }, ttl_minutes: 1, vectors: [{ field: "$", vector: query }] },
+        NOW,
+      );
       const later = new Date(NOW.getTime() + 2 * 60_000);
       expect((await search([root], query, { now: later })).map((i) => i.key)).not.toContain("exact-match");
     });
