@@ -30,7 +30,7 @@ function cellCount(vectors: number): number {
  * NPROBE_SHARE x n and recall does not fall as the store grows.
  */
 const NPROBE_SHARE = 0.04;
-export function probes(cells: number): number {
+function probes(cells: number): number {
   return Math.min(cells, Math.max(8, Math.ceil(cells * NPROBE_SHARE)));
 }
 
