@@ -49,10 +49,10 @@ function rowToItem(row: ItemRow): StoreItem {
 }
 
 /** Items under `prefix` by whole labels; the empty prefix is everything. */
-function prefixRange(prefix: string[]): SqlFragment {
+function prefixRange(prefix: string[], column = "namespace"): SqlFragment {
   if (prefix.length === 0) return { sql: "1 = 1", params: [] };
   const path = prefix.join(".");
-  return { sql: "(namespace = ? OR (namespace >= ? AND namespace < ?))", params: [path, `${path}.`, `${path}/`] };
+  return { sql: `(${column} = ? OR (${column} >= ? AND ${column} < ?))`, params: [path, `${path}.`, `${path}/`] };
 }
 
 function patternConditions(pattern: NamespacePattern, fromEnd: boolean): SqlFragment[] {
@@ -197,11 +197,10 @@ export function sqliteStore(db: Database.Database): StoreRepo {
 
   /** The page from the index, or null when it cannot answer it as the exact scan would (too few candidates). */
   const indexed = (query: StoreSearch, queryBlob: Buffer, lists: number, now: Date): ItemRow[] | null => {
-    const prefix = prefixRange(query.namespacePrefix);
-    if (!largePrefix(prefix)) return null;
+    if (!largePrefix(prefixRange(query.namespacePrefix))) return null;
     // Unary + keeps SQLite from answering the prefix through the cells' namespace index, which
     // would walk the whole prefix for every probed list instead of reading the lists' row ranges.
-    const inLists = { sql: prefix.sql.replace(/namespace/g, "+c.namespace"), params: prefix.params };
+    const inLists = prefixRange(query.namespacePrefix, "+c.namespace");
     const want = query.offset + query.limit;
     const rows = sql(INDEXED(inLists.sql)).all(
       queryBlob.length / 4,
@@ -216,15 +215,6 @@ export function sqliteStore(db: Database.Database): StoreRepo {
     ) as ItemRow[];
     return rows.length > 0 && rows[0]!.candidates! >= want ? rows : null;
   };
-
-  const search = db.transaction((query: StoreSearch, lists: number, now: Date): StoreSearchItem[] => {
-    const ranked = query.queryVector !== undefined;
-    const queryBlob = ranked ? float32Blob(query.queryVector!) : undefined;
-    const fromIndex = queryBlob && lists > 0 ? indexed(query, queryBlob, lists, now) : null;
-    const rows = fromIndex ?? exact(query, queryBlob, now);
-    if (query.refreshTtl) refreshRows(rows, now);
-    return rows.map((row) => (ranked ? { ...rowToItem(row), score: row.score ?? null } : rowToItem(row)));
-  });
 
   const exact = (query: StoreSearch, queryBlob: Buffer | undefined, now: Date): ItemRow[] => {
     const conditions = where([
@@ -242,6 +232,15 @@ export function sqliteStore(db: Database.Database): StoreRepo {
        LIMIT ? OFFSET ?`,
     ).all(...scoreParams, ...conditions.params, query.limit, query.offset) as ItemRow[];
   };
+
+  const search = db.transaction((query: StoreSearch, lists: number, now: Date): StoreSearchItem[] => {
+    const ranked = query.queryVector !== undefined;
+    const queryBlob = ranked ? float32Blob(query.queryVector!) : undefined;
+    const fromIndex = queryBlob && lists > 0 ? indexed(query, queryBlob, lists, now) : null;
+    const rows = fromIndex ?? exact(query, queryBlob, now);
+    if (query.refreshTtl) refreshRows(rows, now);
+    return rows.map((row) => (ranked ? { ...rowToItem(row), score: row.score ?? null } : rowToItem(row)));
+  });
 
   return {
     async put(item, now, auth) {
