@@ -9,7 +9,7 @@ import type { Json, JsonObject } from "../records.js";
 import type { NamespaceListing, NamespacePattern, StoreComparison, StoreFilter, StoreItem, StoreRepo, StoreSearch, StoreSearchItem } from "../store-ports.js";
 import { expiresAt } from "../ttl.js";
 import { hasAuthFilter } from "../auth-filter.js";
-import { authFilterSql, jsonParam, param, run, transaction } from "./sql-helpers.js";
+import { authFilterSql, jsonParam, param, queryFailure, run, transaction } from "./sql-helpers.js";
 
 const COLUMNS = "namespace, key, value, created_at, updated_at";
 /** Milliseconds, like every timestamp Gantry writes from JavaScript. */
@@ -110,18 +110,20 @@ function scores(values: unknown[], query: number[], prefix: string[], itemCondit
 }
 
 /**
- * Runs a ranked search as a statement prepared once per connection, in a transaction that turns
- * JIT compilation off. Its text holds one product per dimension: parsing and planning it cost more
- * than scoring a small namespace, and over a large one the planner's JIT spent more time compiling
- * the products (on every execution) than it saved (docs/benchmarks.md). Its name is the text's
- * hash, so each distinct shape (dimensions, filters) is prepared once.
+ * Runs a ranked search as a statement prepared once per connection, in one round trip. Its text
+ * holds one product per dimension: parsing and planning it cost more than scoring a small
+ * namespace. Its name is the text's hash, so each distinct shape (dimensions, filters) is prepared
+ * once. JIT compilation, which over a large namespace spent more time compiling the products (on
+ * every execution) than it saved (docs/benchmarks.md), is off on every pooled connection
+ * (open-postgres.ts).
  */
 async function runRanked<R extends QueryResultRow>(pool: Pool, text: string, values: unknown[]): Promise<QueryResult<R>> {
   const name = `gantry_store_search_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
-  return transaction(pool, async (client) => {
-    await client.query("SET LOCAL jit = off");
-    return client.query<R>({ name, text, values });
-  });
+  try {
+    return await pool.query<R>({ name, text, values });
+  } catch (err) {
+    throw queryFailure(pool, err);
+  }
 }
 
 function norm(vector: number[]): number {
