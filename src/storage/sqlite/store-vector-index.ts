@@ -1,9 +1,17 @@
 // The IVF index of the store's vectors on SQLite (0007_store_vector_index.sql): spherical k-means
-// centroids per vector length, trained here on a sample of the stored vectors when a search first
+// centroids per vector length, trained on a sample of the stored vectors when a search first
 // needs them and again when the store has grown a lot since; each vector is copied under its
 // nearest centroid's cell (by triggers for every later write). A search scores the vectors of the
 // cells nearest its query instead of all of them: approximate, with the recall measured in
 // docs/benchmarks.md, so the adapter uses it only for large unfiltered searches.
+//
+// Building never holds up a search or a write: better-sqlite3 is synchronous, so a build run in
+// one go (seconds at 100k vectors) would stall every request of the process and hold the write
+// lock. A search asks for a build and answers from what is complete now (the live generation, or
+// the exact scan); the build then runs in steps of a few milliseconds between which the event loop
+// serves everything else. Its writes are short transactions into a new generation of cells, which
+// the triggers fill too for vectors written meanwhile; one last short transaction swaps it for
+// the live one. Why that leaves each vector in exactly one cell of the new generation: see build().
 import type Database from "better-sqlite3";
 
 /** Below this many vectors in the searched prefix, an exact scan costs a few ms and is used instead. */
@@ -13,8 +21,14 @@ const RETRAIN_GROWTH = 4;
 /** k-means runs on at most this many vectors per centroid; more barely moves the centroids. */
 const SAMPLE_PER_CELL = 32;
 const ITERATIONS = 6;
-/** Rows read per statement while copying vectors into cells. */
-const PAGE = 2000;
+/** Rows read per step while sampling: a scan of that many rows takes a millisecond or two. */
+const SAMPLE_PAGE = 1000;
+/** Rows copied into cells per write transaction: each is compared with ~2 sqrt(k) centroids. */
+const ASSIGN_PAGE = 200;
+/** Retired cells' rows deleted per write transaction. */
+const DELETE_PAGE = 500;
+/** A build's synchronous work between two turns of the event loop. */
+const SLICE_MS = 4;
 const CELL_SPAN = 4294967296;
 
 /**
@@ -74,14 +88,18 @@ function nearest(v: Float32Array, centroids: Float32Array[]): number {
   return best;
 }
 
-/** Spherical k-means from evenly spaced seeds, so the same vectors always give the same centroids. */
-function kmeans(sample: Float32Array[], k: number, dims: number): Float32Array[] {
+/**
+ * Spherical k-means from evenly spaced seeds, so the same vectors always give the same centroids.
+ * Yields after each vector: the caller decides how many steps fit in a turn of the event loop.
+ */
+function* kmeans(sample: Float32Array[], k: number, dims: number): Generator<void, Float32Array[]> {
   let centroids = Array.from({ length: k }, (_, c) => Float32Array.from(sample[Math.floor((c * sample.length) / k)]!));
   for (let round = 0; round < ITERATIONS; round++) {
     const sums = Array.from({ length: k }, () => new Float64Array(dims));
     for (const v of sample) {
       const sum = sums[nearest(v, centroids)]!;
       for (let i = 0; i < dims; i++) sum[i]! += v[i]!;
+      yield;
     }
     centroids = sums.map((sum, c) => {
       const norm = Math.sqrt(sum.reduce((s, x) => s + x * x, 0));
@@ -103,13 +121,16 @@ interface Tree {
   fine: Float32Array[][];
 }
 
-function trainTree(sample: Float32Array[], k: number, dims: number): Tree {
-  const coarse = kmeans(sample, Math.max(1, Math.min(sample.length, Math.round(Math.sqrt(k)))), dims);
+function* trainTree(sample: Float32Array[], k: number, dims: number): Generator<void, Tree> {
+  const coarse = yield* kmeans(sample, Math.max(1, Math.min(sample.length, Math.round(Math.sqrt(k)))), dims);
   const groups = coarse.map((): Float32Array[] => []);
   for (const v of sample) groups[nearest(v, coarse)]!.push(v);
-  const fine = groups.map((group, g) =>
-    group.length === 0 ? [coarse[g]!] : kmeans(group, Math.max(1, Math.min(group.length, Math.round((k * group.length) / sample.length))), dims),
-  );
+  const fine: Float32Array[][] = [];
+  for (const [g, group] of groups.entries()) {
+    fine.push(
+      group.length === 0 ? [coarse[g]!] : yield* kmeans(group, Math.max(1, Math.min(group.length, Math.round((k * group.length) / sample.length))), dims),
+    );
+  }
   return { coarse, fine };
 }
 
@@ -121,57 +142,158 @@ function nearestInTree(v: Float32Array, tree: Tree, offsets: number[]): number {
 
 const blob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
-interface Counts {
+interface Status {
   vectors: number;
   trained_on: number;
+  /** Centroids of the live generation. */
+  live: number;
+  /** Centroids of a generation being built or retired. */
+  stale: number;
+}
+
+/** Runs the steps a few milliseconds at a time, yielding to the event loop between slices. */
+function runInSlices(steps: Iterator<void>, stop: () => boolean, finished: (err?: unknown) => void): void {
+  const slice = () => {
+    try {
+      const until = performance.now() + SLICE_MS;
+      do {
+        if (stop() || steps.next().done) return finished();
+      } while (performance.now() < until);
+      setImmediate(slice);
+    } catch (err) {
+      finished(err);
+    }
+  };
+  setImmediate(slice);
 }
 
 export interface StoreVectorIndex {
-  /** The number of lists to probe for vectors of `dims`, training first if due; 0 when there is no index. */
+  /**
+   * The number of lists to probe for vectors of `dims`; 0 when no complete index is there. Starts a
+   * build in the background when one is due and none is running; never waits for it.
+   */
   prepare(dims: number): number;
 }
 
-export function storeVectorIndex(db: Database.Database): StoreVectorIndex {
-  const counts = db.prepare("SELECT vectors, trained_on FROM store_vector_counts WHERE dims = ?");
-  const cells = db.prepare("SELECT count(*) AS n FROM store_vector_centroids WHERE dims = ?").pluck();
-  const page = db.prepare("SELECT rowid, namespace, key, field, vector FROM store_vectors WHERE rowid > ? AND length(vector) = ? ORDER BY rowid LIMIT ?");
-  const sampled = db.prepare("SELECT vector FROM store_vectors WHERE length(vector) = ? AND rowid % ? = 0").pluck();
-  const dropCells = db.prepare(`DELETE FROM store_vector_cells WHERE id >= ? * ${CELL_SPAN} AND id < (? + 1) * ${CELL_SPAN}`);
-  const oldCells = db.prepare("SELECT cell FROM store_vector_centroids WHERE dims = ?").pluck();
-  const dropCentroids = db.prepare("DELETE FROM store_vector_centroids WHERE dims = ?");
-  const addCentroid = db.prepare("INSERT INTO store_vector_centroids (dims, centroid) VALUES (?, ?)");
-  const addCell = db.prepare(`INSERT INTO store_vector_cells (id, namespace, key, field, vector) VALUES (? * ${CELL_SPAN} + ?, ?, ?, ?, ?)`);
-  const trained = db.prepare("UPDATE store_vector_counts SET trained_on = ? WHERE dims = ?");
+export function storeVectorIndex(db: Database.Database, options: { onProblem?: (err: unknown) => void } = {}): StoreVectorIndex {
+  const onProblem = options.onProblem ?? ((err: unknown) => process.emitWarning(`store vector index build failed: ${String(err)}`));
+  const status = db.prepare(
+    `SELECT vectors, trained_on,
+       (SELECT count(*) FROM store_vector_centroids WHERE dims = c.dims AND state = 1) AS live,
+       (SELECT count(*) FROM store_vector_centroids WHERE dims = c.dims AND state <> 1) AS stale
+     FROM store_vector_counts AS c WHERE dims = ?`,
+  );
+  const samplePage = db.prepare(
+    "SELECT rowid, CASE WHEN length(vector) = ? AND rowid % ? = 0 THEN vector END AS vector FROM store_vectors WHERE rowid > ? ORDER BY rowid LIMIT ?",
+  );
+  const assignPage = db.prepare(
+    "SELECT rowid, namespace, key, field, vector FROM store_vectors WHERE rowid > ? AND rowid <= ? AND length(vector) = ? ORDER BY rowid LIMIT ?",
+  );
+  const lastRowid = db.prepare("SELECT COALESCE(MAX(rowid), 0) FROM store_vectors").pluck();
+  const addCentroid = db.prepare("INSERT INTO store_vector_centroids (dims, state, centroid) VALUES (?, 0, ?)");
+  // Skips a vector the insert trigger already copied into this generation (a rowid freed by a
+  // delete can be given to a vector written during the build, below the build's last rowid).
+  const addCell = db.prepare(
+    `INSERT INTO store_vector_cells (id, namespace, key, field, vector)
+     SELECT (SELECT COALESCE(MAX(id), :cell * ${CELL_SPAN}) + 1 FROM store_vector_cells WHERE id >= :cell * ${CELL_SPAN} AND id < (:cell + 1) * ${CELL_SPAN}),
+            :namespace, :key, :field, :vector
+     WHERE NOT EXISTS (SELECT 1 FROM store_vector_cells WHERE namespace = :namespace AND key = :key AND field = :field AND id >= :first * ${CELL_SPAN})`,
+  );
+  const retireBuilding = db.prepare("UPDATE store_vector_centroids SET state = -1 WHERE dims = ? AND state = 0");
+  const retireLive = db.prepare("UPDATE store_vector_centroids SET state = -1 WHERE dims = ? AND state = 1");
+  const goLive = db.prepare("UPDATE store_vector_centroids SET state = 1 WHERE dims = ? AND state = 0");
+  const trained = db.prepare("UPDATE store_vector_counts SET trained_on = vectors WHERE dims = ?");
+  const retired = db.prepare("SELECT cell FROM store_vector_centroids WHERE dims = ? AND state = -1").pluck();
+  const dropCellRows = db.prepare(
+    `DELETE FROM store_vector_cells WHERE id IN (
+       SELECT id FROM store_vector_cells WHERE id >= ? * ${CELL_SPAN} AND id < (? + 1) * ${CELL_SPAN} LIMIT ${DELETE_PAGE})`,
+  );
+  const dropCentroid = db.prepare("DELETE FROM store_vector_centroids WHERE cell = ?");
 
-  const train = db.transaction((dims: number) => {
-    const { vectors } = counts.get(dims) as Counts;
-    const k = cellCount(vectors);
-    const every = Math.max(1, Math.floor(vectors / (k * SAMPLE_PER_CELL)));
-    const sample = (sampled.all(dims * 4, every) as Buffer[]).map((b) => unit(b, dims));
-    const tree = trainTree(sample, k, dims);
-    const offsets = tree.fine.map((_, g) => tree.fine.slice(0, g).reduce((n, f) => n + f.length, 0));
-    for (const cell of oldCells.all(dims) as number[]) dropCells.run(cell, cell);
-    dropCentroids.run(dims);
-    const ids = tree.fine.flat().map((c) => Number(addCentroid.run(dims, blob(c)).lastInsertRowid));
-    const filled = new Array<number>(ids.length).fill(0);
-    for (let after = -1; ; ) {
-      const rows = page.all(after, dims * 4, PAGE) as Array<{ rowid: number; namespace: string; key: string; field: string; vector: Buffer }>;
+  const due = (s: Status) => s.vectors >= INDEX_MIN_VECTORS && (s.live === 0 || s.vectors >= s.trained_on * RETRAIN_GROWTH);
+
+  /** Deletes retired generations' cells, a page per transaction, then their centroids. */
+  function* dropRetired(dims: number): Generator<void> {
+    for (const cell of retired.all(dims) as number[]) {
+      while (dropCellRows.run(cell, cell).changes > 0) yield;
+      dropCentroid.run(cell);
+      yield;
+    }
+  }
+
+  const addCentroids = db.transaction((dims: number, centroids: Float32Array[]) => ({
+    ids: centroids.map((c) => Number(addCentroid.run(dims, blob(c)).lastInsertRowid)),
+    last: lastRowid.get() as number,
+  }));
+
+  const assign = db.transaction((dims: number, tree: Tree, offsets: number[], ids: number[], after: number, last: number): number => {
+    const rows = assignPage.all(after, last, dims * 4, ASSIGN_PAGE) as Array<{ rowid: number; namespace: string; key: string; field: string; vector: Buffer }>;
+    for (const row of rows) {
+      const cell = ids[nearestInTree(unit(row.vector, dims), tree, offsets)]!;
+      addCell.run({ cell, first: ids[0]!, namespace: row.namespace, key: row.key, field: row.field, vector: row.vector });
+    }
+    return rows.length === 0 ? last : rows[rows.length - 1]!.rowid;
+  });
+
+  const switchOver = db.transaction((dims: number) => {
+    retireLive.run(dims);
+    goLive.run(dims);
+    trained.run(dims);
+  });
+
+  /**
+   * Every step holds no transaction across a yield, and each write is its own short transaction.
+   * Why the new generation ends up holding each vector of the length exactly once: its centroids
+   * are inserted in one transaction that also reads the last rowid R of store_vectors. From then
+   * on, the insert trigger copies every new vector into it, and the delete trigger removes every
+   * deleted vector's copies. The pages then copy the vectors with rowid <= R still there at their
+   * turn, skipping those the trigger copied already (a reused rowid); a vector with a rowid above
+   * R was written after the centroids, so the trigger copied it. Swapping the generations is one
+   * transaction, so a search sees the old live one or the new, complete one.
+   */
+  function* build(dims: number): Generator<void> {
+    // Leftovers of a build that did not finish (the process ended) are discarded first.
+    retireBuilding.run(dims);
+    yield* dropRetired(dims);
+    const now = status.get(dims) as Status | undefined;
+    if (!now || !due(now)) return;
+    const k = cellCount(now.vectors);
+    const every = Math.max(1, Math.floor(now.vectors / (k * SAMPLE_PER_CELL)));
+    const sample: Float32Array[] = [];
+    for (let after = -1; ; yield) {
+      const rows = samplePage.all(dims * 4, every, after, SAMPLE_PAGE) as Array<{ rowid: number; vector: Buffer | null }>;
       if (rows.length === 0) break;
-      for (const row of rows) {
-        const c = nearestInTree(unit(row.vector, dims), tree, offsets);
-        addCell.run(ids[c], ++filled[c]!, row.namespace, row.key, row.field, row.vector);
-      }
+      for (const row of rows) if (row.vector) sample.push(unit(row.vector, dims));
       after = rows[rows.length - 1]!.rowid;
     }
-    trained.run(vectors, dims);
-  });
+    if (sample.length === 0) return;
+    const tree = yield* trainTree(sample, k, dims);
+    const offsets = tree.fine.map((_, g) => tree.fine.slice(0, g).reduce((n, f) => n + f.length, 0));
+    const { ids, last } = addCentroids.immediate(dims, tree.fine.flat());
+    for (let after = -1; after < last; yield) after = assign.immediate(dims, tree, offsets, ids, after, last);
+    switchOver.immediate(dims);
+    yield* dropRetired(dims);
+  }
+
+  /** Lengths with a build running in this process: at most one each. */
+  const building = new Set<number>();
 
   return {
     prepare(dims) {
-      const count = counts.get(dims) as Counts | undefined;
-      if (!count || count.vectors < INDEX_MIN_VECTORS) return 0;
-      if (count.trained_on === 0 || count.vectors >= count.trained_on * RETRAIN_GROWTH) train.immediate(dims);
-      return probes(cells.get(dims) as number);
+      const now = status.get(dims) as Status | undefined;
+      if (!now) return 0;
+      if (!building.has(dims) && (due(now) || now.stale > 0)) {
+        building.add(dims);
+        runInSlices(
+          build(dims),
+          () => !db.open,
+          (err) => {
+            building.delete(dims);
+            if (err !== undefined && db.open) onProblem(err);
+          },
+        );
+      }
+      return now.vectors >= INDEX_MIN_VECTORS && now.live > 0 ? probes(now.live) : 0;
     },
   };
 }

@@ -129,7 +129,7 @@ function float32Blob(vector: number[]): Buffer {
  * their rows, live ones only. `candidates` tells the caller whether the lists held enough.
  */
 const INDEXED = (prefix: string) => `WITH probed AS (
-    SELECT cell FROM store_vector_centroids WHERE dims = ? ORDER BY vec_distance_cosine(centroid, ?) LIMIT ?),
+    SELECT cell FROM store_vector_centroids WHERE dims = ? AND state = 1 ORDER BY vec_distance_cosine(centroid, ?) LIMIT ?),
   scored AS (
     SELECT c.namespace, c.key, MAX(COALESCE(1.0 - vec_distance_cosine(c.vector, ?), 0.0)) AS score
     FROM probed AS p JOIN store_vector_cells AS c ON c.id >= p.cell * 4294967296 AND c.id < (p.cell + 1) * 4294967296
@@ -189,7 +189,11 @@ export function sqliteStore(db: Database.Database): StoreRepo {
     return rowToItem(row);
   });
 
-  /** Whether the prefix holds enough indexed vectors for the index to beat an exact scan. */
+  /**
+   * Whether the prefix holds enough indexed vectors for the index to beat an exact scan. While a
+   * generation is being built or retired its copies count too: a prefix of half the threshold may
+   * then go through the index, which still answers only when its lists hold offset+limit items.
+   */
   const largePrefix = (prefix: SqlFragment): boolean =>
     (sql(`SELECT count(*) FROM (SELECT 1 FROM store_vector_cells WHERE ${prefix.sql} LIMIT ?)`)
       .pluck()
@@ -263,7 +267,7 @@ export function sqliteStore(db: Database.Database): StoreRepo {
     async search(query, now) {
       // Filters and auth filters could leave too few of the index's candidates: those scan exactly.
       const unfiltered = query.filter.comparisons.length === 0 && Object.keys(query.filter.contains).length === 0 && !hasAuthFilter(query.auth);
-      // Training, when due, writes: it runs before the search's own transaction.
+      // Never waits for the index: a build it starts runs in the background (store-vector-index.ts).
       const lists = query.queryVector !== undefined && unfiltered ? vectorIndex.prepare(query.queryVector.length) : 0;
       return query.refreshTtl ? search.immediate(query, lists, now) : search(query, lists, now);
     },
