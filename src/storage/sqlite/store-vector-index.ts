@@ -24,11 +24,16 @@ const ITERATIONS = 6;
 /** Rows read per step while sampling: a scan of that many rows takes a millisecond or two. */
 const SAMPLE_PAGE = 1000;
 /** Rows copied into cells per write transaction: each is compared with ~2 sqrt(k) centroids. */
-const ASSIGN_PAGE = 200;
+const ASSIGN_PAGE = 100;
 /** Retired cells' rows deleted per write transaction. */
 const DELETE_PAGE = 500;
 /** A build's synchronous work between two turns of the event loop. */
 const SLICE_MS = 4;
+/** How long a build step that found the write lock taken waits before trying again. */
+const BUSY_RETRY_MS = 20;
+
+/** What a build step yields: nothing, or that it found the write lock taken and should wait. */
+type Turn = "busy" | undefined;
 const CELL_SPAN = 4294967296;
 
 /**
@@ -92,7 +97,7 @@ function nearest(v: Float32Array, centroids: Float32Array[]): number {
  * Spherical k-means from evenly spaced seeds, so the same vectors always give the same centroids.
  * Yields after each vector: the caller decides how many steps fit in a turn of the event loop.
  */
-function* kmeans(sample: Float32Array[], k: number, dims: number): Generator<void, Float32Array[]> {
+function* kmeans(sample: Float32Array[], k: number, dims: number): Generator<undefined, Float32Array[]> {
   let centroids = Array.from({ length: k }, (_, c) => Float32Array.from(sample[Math.floor((c * sample.length) / k)]!));
   for (let round = 0; round < ITERATIONS; round++) {
     const sums = Array.from({ length: k }, () => new Float64Array(dims));
@@ -121,7 +126,7 @@ interface Tree {
   fine: Float32Array[][];
 }
 
-function* trainTree(sample: Float32Array[], k: number, dims: number): Generator<void, Tree> {
+function* trainTree(sample: Float32Array[], k: number, dims: number): Generator<undefined, Tree> {
   const coarse = yield* kmeans(sample, Math.max(1, Math.min(sample.length, Math.round(Math.sqrt(k)))), dims);
   const groups = coarse.map((): Float32Array[] => []);
   for (const v of sample) groups[nearest(v, coarse)]!.push(v);
@@ -152,12 +157,15 @@ interface Status {
 }
 
 /** Runs the steps a few milliseconds at a time, yielding to the event loop between slices. */
-function runInSlices(steps: Iterator<void>, stop: () => boolean, finished: (err?: unknown) => void): void {
+function runInSlices(steps: Iterator<Turn>, stop: () => boolean, finished: (err?: unknown) => void): void {
   const slice = () => {
     try {
       const until = performance.now() + SLICE_MS;
       do {
-        if (stop() || steps.next().done) return finished();
+        if (stop()) return finished();
+        const step = steps.next();
+        if (step.done) return finished();
+        if (step.value === "busy") return void setTimeout(slice, BUSY_RETRY_MS);
       } while (performance.now() < until);
       setImmediate(slice);
     } catch (err) {
@@ -210,13 +218,34 @@ export function storeVectorIndex(db: Database.Database, options: { onProblem?: (
   );
   const dropCentroid = db.prepare("DELETE FROM store_vector_centroids WHERE cell = ?");
 
+  /**
+   * Runs a write of the build without waiting for the write lock. better-sqlite3 waits for it
+   * synchronously, the whole process with it: the WAL checkpointer's RESTART (wal-checkpointer.ts),
+   * which a build's 100 MB of writes set off a few times at 100k vectors, held a build step for up
+   * to 0.4 s. A build that finds the lock taken gives the turn back and tries again later.
+   */
+  function* write<T>(work: () => T): Generator<Turn, T> {
+    for (;;) {
+      const patience = db.pragma("busy_timeout", { simple: true }) as number;
+      db.pragma("busy_timeout = 0");
+      try {
+        return work();
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== "SQLITE_BUSY") throw err;
+      } finally {
+        db.pragma(`busy_timeout = ${patience}`);
+      }
+      yield "busy";
+    }
+  }
+
   const due = (s: Status) => s.vectors >= INDEX_MIN_VECTORS && (s.live === 0 || s.vectors >= s.trained_on * RETRAIN_GROWTH);
 
   /** Deletes retired generations' cells, a page per transaction, then their centroids. */
-  function* dropRetired(dims: number): Generator<void> {
+  function* dropRetired(dims: number): Generator<Turn> {
     for (const cell of retired.all(dims) as number[]) {
-      while (dropCellRows.run(cell, cell).changes > 0) yield;
-      dropCentroid.run(cell);
+      while ((yield* write(() => dropCellRows.run(cell, cell).changes)) > 0) yield;
+      yield* write(() => dropCentroid.run(cell));
       yield;
     }
   }
@@ -251,9 +280,9 @@ export function storeVectorIndex(db: Database.Database, options: { onProblem?: (
    * R was written after the centroids, so the trigger copied it. Swapping the generations is one
    * transaction, so a search sees the old live one or the new, complete one.
    */
-  function* build(dims: number): Generator<void> {
+  function* build(dims: number): Generator<Turn> {
     // Leftovers of a build that did not finish (the process ended) are discarded first.
-    retireBuilding.run(dims);
+    yield* write(() => retireBuilding.run(dims));
     yield* dropRetired(dims);
     const now = status.get(dims) as Status | undefined;
     if (!now || !due(now)) return;
@@ -269,9 +298,10 @@ export function storeVectorIndex(db: Database.Database, options: { onProblem?: (
     if (sample.length === 0) return;
     const tree = yield* trainTree(sample, k, dims);
     const offsets = tree.fine.map((_, g) => tree.fine.slice(0, g).reduce((n, f) => n + f.length, 0));
-    const { ids, last } = addCentroids.immediate(dims, tree.fine.flat());
-    for (let after = -1; after < last; yield) after = assign.immediate(dims, tree, offsets, ids, after, last);
-    switchOver.immediate(dims);
+    const centroids = tree.fine.flat();
+    const { ids, last } = yield* write(() => addCentroids.immediate(dims, centroids));
+    for (let after = -1; after < last; yield) after = yield* write(() => assign.immediate(dims, tree, offsets, ids, after, last));
+    yield* write(() => switchOver.immediate(dims));
     yield* dropRetired(dims);
   }
 

@@ -19,7 +19,7 @@ CREATE TABLE store_vector_centroids (
 CREATE INDEX store_vector_centroids_dims ON store_vector_centroids (dims, state);
 
 -- How many vectors of each length the store holds, and how many there were when its centroids
--- were trained (0: untrained), so a search knows without counting when to train or retrain.
+-- went live (0: never), so a search knows without counting when to start a build.
 CREATE TABLE store_vector_counts (
   dims INTEGER PRIMARY KEY,
   vectors INTEGER NOT NULL,
