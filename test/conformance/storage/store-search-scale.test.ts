@@ -86,6 +86,8 @@ interface IndexState {
   pending: number;
   /** Vectors not in exactly one list of the live generation. */
   misplaced: number;
+  /** How many vectors there were when the live generation went live. */
+  trained: number;
 }
 
 interface Backend<S extends Storage> {
@@ -157,7 +159,7 @@ function scaleCases<S extends Storage>(backend: Backend<S>) {
       }
       expect(answeredDuringBuild).toBeGreaterThan(0);
       while (state().pending > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(state()).toEqual({ live: expect.any(Number), pending: 0, misplaced: 0 });
+      expect(state()).toEqual({ live: expect.any(Number), pending: 0, misplaced: 0, trained: expect.any(Number) });
       expect(state().live).toBeGreaterThan(0);
       for (const side of await storage.store.search(
         { namespacePrefix: ["side"], filter: parseStoreFilter({}), limit: 1000, offset: 0, refreshTtl: false },
@@ -220,6 +222,39 @@ function scaleCases<S extends Storage>(backend: Backend<S>) {
       const later = new Date(NOW.getTime() + 2 * 60_000);
       expect((await search([root], query, { now: later })).map((i) => i.key)).not.toContain("exact-match");
     });
+
+    it("rebuilds the index in the background after fourfold growth, the old one answering meanwhile", async () => {
+      if (!backend.indexState) return;
+      const state = () => backend.indexState!(storage);
+      const before = state();
+      const grown = Array.from({ length: 3 * before.trained + 100 }, (_, n) => 2 * ITEMS + n);
+      for (let from = 0; from < grown.length; from += 100) {
+        await Promise.all(
+          grown
+            .slice(from, from + 100)
+            .map((n) =>
+              storage.store.put({ namespace: ["grow"], key: `g-${n}`, value: {}, ttl_minutes: null, vectors: [{ field: "$", vector: itemVector(n) }] }, NOW),
+            ),
+        );
+      }
+      let answeredDuringBuild = 0;
+      for (let n = 0; state().trained === before.trained; n++) {
+        expect(state().live).toBe(before.live);
+        const page = await search([root], QUERIES[n % QUERIES.length]!);
+        expect(page).toHaveLength(10);
+        expect(page.map((i) => i.score)).toEqual([...page.map((i) => i.score)].sort((a, b) => b! - a!));
+        await storage.store.put({ namespace: ["grow"], key: `late-${n}`, value: {}, ttl_minutes: null, vectors: [{ field: "$", vector: itemVector(n) }] }, NOW);
+        if (n % 2 === 1) await storage.store.delete(["grow"], `g-${grown[n]}`);
+        answeredDuringBuild++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(answeredDuringBuild).toBeGreaterThan(0);
+      while (state().pending > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const after = state();
+      expect(after).toEqual({ live: expect.any(Number), pending: 0, misplaced: 0, trained: expect.any(Number) });
+      expect(after.trained).toBeGreaterThanOrEqual(4 * before.trained);
+      expect(after.live).toBeGreaterThan(before.live);
+    }, 300_000);
   });
 }
 
@@ -241,6 +276,7 @@ scaleCases<SqliteStorage>({
         .prepare(
           `SELECT (SELECT count(*) FROM store_vector_centroids WHERE state = 1) AS live,
              (SELECT count(*) FROM store_vector_centroids WHERE state <> 1) AS pending,
+             (SELECT COALESCE(SUM(trained_on), 0) FROM store_vector_counts) AS trained,
              (SELECT count(*) FROM store_vectors AS v WHERE (
                 SELECT count(*) FROM store_vector_cells AS c JOIN store_vector_centroids AS z ON z.cell = c.id >> 32
                 WHERE c.namespace = v.namespace AND c.key = v.key AND c.field = v.field AND z.state = 1) <> 1) AS misplaced`,
