@@ -1,36 +1,45 @@
 // Semantic store search (a query vector, limit 10) at 10,000 and 100,000 items of 256 dimensions,
 // on SQLite and (when DATABASE_URL or the local test database answers) PostgreSQL, through the
-// storage adapters. Embeddings come from a seeded hash of each text, so every run sees the same
-// vectors. "before" is the scan the adapters ran until migration 0006 (JSON arrays through
-// json_each on SQLite, float8[] through unnest on PostgreSQL), kept here only to compare; each of
-// its answers is checked against the adapter's. Prints figures; asserts nothing about time.
+// storage adapters. Embeddings are a deterministic stand-in for a model: each document is its
+// topic's vector plus its own, both from a seeded hash (BENCH_STORE_VECTORS=random drops the topic:
+// unstructured vectors, the worst case for an approximate index), and a query is one document's
+// vector plus noise. Beside the latency, recall@10 against a brute-force ranking of the same
+// vectors in JavaScript; "first" is the first search of the kind. On SQLite the vector index is
+// built twice, in the background, while a whole-store search runs every BUILD_PAUSE_MS: first with a
+// quarter of the items loaded (no index yet: those searches scan exactly), then after loading the
+// rest (fourfold growth: a rebuild, the old index answers meanwhile); a store whose quarter is too
+// small for the index gets the first build only. For each build the bench
+// reports how long it took, how fast the searches meanwhile were, and the longest turn of the event
+// loop between searches (one slice of the build, or a wait of it). Prints figures; asserts nothing
+// about time.
 import Database from "better-sqlite3";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { load as loadSqliteVec } from "sqlite-vec";
 import { parseStoreFilter } from "../src/domain/store-filter.js";
 import { openPostgresStorage } from "../src/storage/postgres/open-postgres.js";
 import { openSqliteStorage } from "../src/storage/sqlite/open-sqlite.js";
-import type { StoreRepo, StoreSearchItem } from "../src/storage/store-ports.js";
+import { INDEX_MIN_VECTORS } from "../src/storage/sqlite/store-vector-index.js";
+import type { StoreRepo } from "../src/storage/store-ports.js";
 import { percentile, round } from "./stats.js";
 
 const DIMS = 256;
+const K = 10;
 const SIZES = (process.env.BENCH_STORE_SIZES ?? "10000,100000").split(",").map(Number);
 const BACKENDS = (process.env.BENCH_STORE_BACKENDS ?? "sqlite,postgres").split(",");
+const SEARCHES = Number(process.env.BENCH_STORE_SEARCHES ?? 20);
+const TOPICS = process.env.BENCH_STORE_VECTORS === "random" ? 0 : 97;
 /** One namespace per user under "bench": the narrow search reads one user's 1%. */
 const USERS = 100;
-const SEARCHES = { after: 20, before: 3 };
 const POSTGRES_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-/**
- * The old SQLite scan joins two json_each tables on the element index, 256 x 256 steps per
- * vector: 2,000 items took 26-35 s a search (load ~20), so it only runs where it scans at most this many.
- */
-const OLD_SQLITE_ITEMS_MAX = 2_000;
 const NOW = new Date("2031-05-04T10:00:00.000Z");
+/** Searches during an index build come this far apart, so the build has turns of the event loop to run in. */
+const BUILD_PAUSE_MS = 250;
 
-/** FNV-1a of the text seeds a xorshift stream: a deterministic stand-in for an embedding model. */
-function embed(text: string): number[] {
+/** FNV-1a of the text seeds a xorshift stream of numbers in [-1, 1). */
+function hashVector(text: string): number[] {
   let seed = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) seed = Math.imul(seed ^ text.charCodeAt(i), 0x01000193) >>> 0;
   return Array.from({ length: DIMS }, () => {
@@ -41,143 +50,171 @@ function embed(text: string): number[] {
   });
 }
 
-const norm = (v: number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
-const docText = (i: number) => `document ${i} about topic ${i % 97}`;
+const mix = (a: number[], b: number[], weight: number) => a.map((x, i) => x + weight * b[i]!);
+/** Documents of one topic score about 0.6 with each other and about 0 with the rest. */
+const docVector = (i: number) => (TOPICS === 0 ? hashVector(`document ${i}`) : mix(hashVector(`topic ${i % TOPICS}`), hashVector(`document ${i}`), 0.8));
+/** Query n asks about document n * 7919 in other words: that document's vector plus noise. */
+const queryVector = (n: number) => mix(docVector(((n + 2) * 7919) % 100_000), hashVector(`question ${n}`), 0.5);
 const user = (i: number) => `user-${i % USERS}`;
 
 interface Search {
   name: string;
   prefix: string[];
+  /** Which of the items lie under the prefix. */
+  holds: (i: number) => boolean;
 }
 const SEARCH_KINDS: Search[] = [
-  { name: "whole store", prefix: ["bench"] },
-  { name: "one user (1%)", prefix: ["bench", "user-7"] },
+  { name: "whole store", prefix: ["bench"], holds: () => true },
+  { name: "one user (1%)", prefix: ["bench", "user-7"], holds: (i) => i % USERS === 7 },
 ];
 
 interface Row {
   backend: string;
   items: number;
   search: string;
-  path: "before" | "after";
   n: number;
+  first_ms: number;
   p50_ms: number;
   p90_ms: number;
-  min_ms: number;
-  max_ms: number;
   /** SQLite only: PostgreSQL's work happens in the server, not in this process. */
   cpu_p50_ms: number | null;
+  recall: number;
 }
 
-interface Times {
-  wall: number[];
-  /** This process's CPU time per call: on SQLite the search itself, and far steadier than wall time on a busy machine. */
-  cpu: number[];
+/** Unit vectors of every item as float32, as the stores hold them, for the brute-force ranking. */
+function unitVectors(items: number): Float32Array[] {
+  return Array.from({ length: items }, (_, i) => {
+    const v = Float32Array.from(docVector(i));
+    const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+    return v.map((x) => x / norm);
+  });
 }
 
-/** Times `count` calls; a first, untimed call warms caches (and, for the old scan, checks its answer). */
-async function time(count: number, query: (n: number) => Promise<unknown>, warmUp: () => Promise<unknown>): Promise<Times> {
-  await warmUp();
-  const times: Times = { wall: [], cpu: [] };
-  for (let n = 0; n < count; n++) {
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    await query(n);
-    times.wall.push(performance.now() - started);
-    const used = process.cpuUsage(cpu);
-    times.cpu.push((used.user + used.system) / 1000);
+/** The keys of the true top K under the search's prefix (newer items first among equal scores, as the port orders them). */
+function bruteForceTopK(vectors: Float32Array[], kind: Search, query: number[]): string[] {
+  const q = Float32Array.from(query);
+  const scored: Array<{ i: number; score: number }> = [];
+  for (let i = 0; i < vectors.length; i++) {
+    if (!kind.holds(i)) continue;
+    const v = vectors[i]!;
+    let dot = 0;
+    for (let d = 0; d < DIMS; d++) dot += v[d]! * q[d]!;
+    scored.push({ i, score: dot });
   }
-  return times;
+  return scored
+    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .slice(0, K)
+    .map(({ i }) => `doc-${i}`);
 }
 
-function row(backend: string, items: number, search: string, path: Row["path"], { wall: times, cpu }: Times): Row {
-  return {
-    backend,
-    items,
-    search,
-    path,
-    n: times.length,
-    p50_ms: round(percentile(times, 50), 1),
-    p90_ms: round(percentile(times, 90), 1),
-    min_ms: round(Math.min(...times), 1),
-    max_ms: round(Math.max(...times), 1),
-    cpu_p50_ms: backend === "sqlite" ? round(percentile(cpu, 50), 1) : null,
-  };
-}
-
-/** The same queries for every backend and path: query n is the text of document n*7919. */
-const queryVector = (n: number) => embed(`${docText(((n + 2) * 7919) % 1_000_000)} question`);
-
-function checkSame(backend: string, before: Array<{ key: string }>, after: StoreSearchItem[]): void {
-  const a = before.map((r) => r.key).join(",");
-  const b = after.map((r) => r.key).join(",");
-  if (a !== b) throw new Error(`${backend}: the old scan answered ${a}, the adapter ${b}`);
-}
-
-async function measure(
-  backend: string,
-  items: number,
-  store: StoreRepo,
-  before: (prefix: string[], vector: number[]) => Promise<Array<{ key: string }>>,
-  beforeItemsMax = Infinity,
-): Promise<Row[]> {
+async function measure(backend: string, items: number, store: StoreRepo): Promise<Row[]> {
+  const vectors = unitVectors(items);
   const rows: Row[] = [];
   const search = (prefix: string[], vector: number[]) =>
-    store.search({ namespacePrefix: prefix, filter: parseStoreFilter({}), limit: 10, offset: 0, refreshTtl: false, queryVector: vector }, NOW);
+    store.search({ namespacePrefix: prefix, filter: parseStoreFilter({}), limit: K, offset: 0, refreshTtl: false, queryVector: vector }, NOW);
   for (const kind of SEARCH_KINDS) {
-    const after = await time(
-      SEARCHES.after,
-      (n) => search(kind.prefix, queryVector(n)),
-      () => search(kind.prefix, queryVector(-1)),
-    );
-    rows.push(row(backend, items, kind.name, "after", after));
-    const scanned = kind.prefix.length === 1 ? items : items / USERS;
-    if (scanned > beforeItemsMax) {
-      process.stderr.write(`  ${backend} ${items} ${kind.name}: old scan skipped (${scanned} items; it is quadratic in dims)\n`);
-      continue;
+    const started = performance.now();
+    await search(kind.prefix, queryVector(-1));
+    const first = performance.now() - started;
+    const wall: number[] = [];
+    const cpu: number[] = [];
+    let found = 0;
+    for (let n = 0; n < SEARCHES; n++) {
+      const vector = queryVector(n);
+      const cpuBefore = process.cpuUsage();
+      const t = performance.now();
+      const page = await search(kind.prefix, vector);
+      wall.push(performance.now() - t);
+      const used = process.cpuUsage(cpuBefore);
+      cpu.push((used.user + used.system) / 1000);
+      const truth = new Set(bruteForceTopK(vectors, kind, vector));
+      found += page.filter((item) => truth.has(item.key)).length;
     }
-    const checked = async () => checkSame(backend, await before(kind.prefix, queryVector(-1)), await search(kind.prefix, queryVector(-1)));
-    rows.push(row(backend, items, kind.name, "before", await time(SEARCHES.before, (n) => before(kind.prefix, queryVector(n)), checked)));
+    rows.push({
+      backend,
+      items,
+      search: kind.name,
+      n: SEARCHES,
+      first_ms: round(first, 1),
+      p50_ms: round(percentile(wall, 50), 1),
+      p90_ms: round(percentile(wall, 90), 1),
+      cpu_p50_ms: backend === "sqlite" ? round(percentile(cpu, 50), 1) : null,
+      recall: round(found / (SEARCHES * K), 3),
+    });
     process.stderr.write(`  ${backend} ${items} ${kind.name} done\n`);
   }
   return rows;
 }
 
-/** Items and their vectors in one transaction; both the adapter's table and the old layout's. */
-function loadSqlite(file: string, items: number): void {
+interface BuildRow {
+  items: number;
+  build: "first" | "fourfold";
+  build_ms: number;
+  /** The search that starts the build. */
+  first_ms: number;
+  searches: number;
+  search_p50_ms: number;
+  search_max_ms: number;
+  /** The longest turn of the event loop between two searches: one slice of the build. */
+  longest_turn_ms: number;
+}
+
+/** Starts the index's build with a whole-store search, then searches now and then until it is live for all `items`. */
+async function buildWhileSearching(file: string, items: number, build: BuildRow["build"], store: StoreRepo): Promise<BuildRow> {
+  const db = new Database(file, { readonly: true });
+  const live = () =>
+    ((db.prepare("SELECT trained_on FROM store_vector_counts WHERE dims = ?").pluck().get(DIMS) as number | undefined) ?? 0) >= items &&
+    db.prepare("SELECT count(*) FROM store_vector_centroids WHERE state <> 1").pluck().get() === 0;
+  const search = (n: number) =>
+    store.search({ namespacePrefix: ["bench"], filter: parseStoreFilter({}), limit: K, offset: 0, refreshTtl: false, queryVector: queryVector(n) }, NOW);
+  try {
+    const started = performance.now();
+    await search(-1);
+    const first = performance.now() - started;
+    const wall: number[] = [];
+    let longestTurn = 0;
+    for (let n = 0; !live(); n++) {
+      const t = performance.now();
+      await search(n);
+      wall.push(performance.now() - t);
+      const until = performance.now() + BUILD_PAUSE_MS;
+      for (let last = performance.now(); last < until; ) {
+        await new Promise((resolve) => setImmediate(resolve));
+        const now = performance.now();
+        longestTurn = Math.max(longestTurn, now - last);
+        last = now;
+      }
+    }
+    return {
+      items,
+      build,
+      build_ms: round(performance.now() - started, 0),
+      first_ms: round(first, 1),
+      searches: wall.length,
+      search_p50_ms: round(percentile(wall, 50), 1),
+      search_max_ms: round(Math.max(...wall), 1),
+      longest_turn_ms: round(longestTurn, 1),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** Items and their vectors in one transaction, through the tables (and the index's triggers), not the adapter. */
+function loadSqlite(file: string, from: number, to: number): void {
   const db = new Database(file);
-  db.exec(`CREATE TABLE bench_old_vectors (namespace TEXT, key TEXT, field TEXT, vector TEXT, norm REAL, PRIMARY KEY (namespace, key, field))`);
+  loadSqliteVec(db);
   const item = db.prepare(`INSERT INTO store_items (namespace, key, labels, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`);
   const vector = db.prepare(`INSERT INTO store_vectors (namespace, key, field, vector) VALUES (?, ?, '$', ?)`);
-  const old = db.prepare(`INSERT INTO bench_old_vectors (namespace, key, field, vector, norm) VALUES (?, ?, '$', ?, ?)`);
   db.transaction(() => {
-    for (let i = 0; i < items; i++) {
+    for (let i = from; i < to; i++) {
       const ns = `bench.${user(i)}`;
-      const v = embed(docText(i));
       const stamp = new Date(NOW.getTime() - i * 1000).toISOString();
-      item.run(ns, `doc-${i}`, JSON.stringify(["bench", user(i)]), JSON.stringify({ text: docText(i), n: i }), stamp, stamp);
-      vector.run(ns, `doc-${i}`, Buffer.from(Float32Array.from(v).buffer));
-      old.run(ns, `doc-${i}`, JSON.stringify(v), norm(v));
+      item.run(ns, `doc-${i}`, JSON.stringify(["bench", user(i)]), JSON.stringify({ text: `document ${i}`, n: i }), stamp, stamp);
+      vector.run(ns, `doc-${i}`, Buffer.from(Float32Array.from(docVector(i)).buffer));
     }
   })();
   db.close();
-}
-
-/** The SQLite search before 0006 (namespace prefix and liveness only: the bench uses no filter). */
-function oldSqliteSearch(file: string) {
-  const db = new Database(file, { readonly: true });
-  const statement = db.prepare(`SELECT key, (SELECT MAX(CASE WHEN v.norm = 0 THEN 0.0 ELSE
-      (SELECT SUM(a.value * q.value) FROM json_each(v.vector) AS a JOIN json_each(?) AS q ON q.key = a.key) / (v.norm * ?) END)
-    FROM bench_old_vectors AS v WHERE v.namespace = i.namespace AND v.key = i.key) AS score
-    FROM store_items AS i
-    WHERE (expires_at IS NULL OR expires_at > ?) AND (namespace = ? OR (namespace >= ? AND namespace < ?))
-    ORDER BY score DESC NULLS LAST, updated_at DESC, namespace, key LIMIT 10`);
-  return {
-    search: async (prefix: string[], vector: number[]) => {
-      const path = prefix.join(".");
-      return statement.all(JSON.stringify(vector), norm(vector), NOW.toISOString(), path, `${path}.`, `${path}/`) as Array<{ key: string }>;
-    },
-    close: () => db.close(),
-  };
 }
 
 async function benchSqlite(items: number): Promise<Row[]> {
@@ -185,13 +222,23 @@ async function benchSqlite(items: number): Promise<Row[]> {
   try {
     const file = join(dir, "gantry.sqlite");
     await openSqliteStorage(file).close();
-    loadSqlite(file, items);
+    // A store too small for the index at a quarter of its items gets only the first build.
+    const quarter = Math.floor(items / 4) >= INDEX_MIN_VECTORS ? Math.floor(items / 4) : 0;
+    if (quarter > 0) {
+      loadSqlite(file, 0, quarter);
+      const small = openSqliteStorage(file);
+      try {
+        builds.push(await buildWhileSearching(file, quarter, "first", small.store));
+      } finally {
+        await small.close();
+      }
+    }
+    loadSqlite(file, quarter, items);
     const storage = openSqliteStorage(file);
-    const old = oldSqliteSearch(file);
     try {
-      return await measure("sqlite", items, storage.store, old.search, OLD_SQLITE_ITEMS_MAX);
+      builds.push(await buildWhileSearching(file, items, quarter > 0 ? "fourfold" : "first", storage.store));
+      return await measure("sqlite", items, storage.store);
     } finally {
-      old.close();
       await storage.close();
     }
   } finally {
@@ -200,49 +247,28 @@ async function benchSqlite(items: number): Promise<Row[]> {
 }
 
 async function loadPostgres(pool: pg.Pool, items: number): Promise<void> {
-  await pool.query(
-    `CREATE TABLE bench_old_vectors (namespace TEXT COLLATE "C", key TEXT COLLATE "C", field TEXT, vector DOUBLE PRECISION[], norm DOUBLE PRECISION, PRIMARY KEY (namespace, key, field))`,
-  );
   const BATCH = 1000;
   for (let from = 0; from < items; from += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, items - from) }, (_, j) => {
       const i = from + j;
-      const v = embed(docText(i));
+      const v = docVector(i);
       return {
         ns: `bench.${user(i)}`,
         key: `doc-${i}`,
-        value: { text: docText(i), n: i },
+        value: { text: `document ${i}`, n: i },
         at: new Date(NOW.getTime() - i * 1000).toISOString(),
         v,
-        norm: norm(v),
+        norm: Math.sqrt(v.reduce((s, x) => s + x * x, 0)),
       };
     });
     await pool.query(
       `WITH b AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS b(ns text, key text, value jsonb, at timestamptz, v jsonb, norm float8)),
-       items AS (INSERT INTO store_items (namespace, key, value, created_at, updated_at) SELECT ns, key, value, at, at FROM b),
-       vectors AS (INSERT INTO store_vectors (namespace, key, field, vector, norm) SELECT ns, key, '$', ARRAY(SELECT jsonb_array_elements_text(v)::real), norm FROM b)
-       INSERT INTO bench_old_vectors SELECT ns, key, '$', ARRAY(SELECT jsonb_array_elements_text(v)::float8), norm FROM b`,
+       items AS (INSERT INTO store_items (namespace, key, value, created_at, updated_at) SELECT ns, key, value, at, at FROM b)
+       INSERT INTO store_vectors (namespace, key, field, vector, norm) SELECT ns, key, '$', ARRAY(SELECT jsonb_array_elements_text(v)::real), norm FROM b`,
       [JSON.stringify(batch)],
     );
   }
   await pool.query("ANALYZE");
-}
-
-/** The PostgreSQL search before 0006. */
-function oldPostgresSearch(pool: pg.Pool) {
-  return async (prefix: string[], vector: number[]) => {
-    const path = prefix.join(".");
-    const { rows } = await pool.query<{ key: string }>(
-      `SELECT key, (SELECT MAX(CASE WHEN v.norm = 0 THEN 0 ELSE
-          (SELECT SUM(a * b) FROM unnest(v.vector, $1::float8[]) AS t(a, b)) / (v.norm * $2::float8) END)
-        FROM bench_old_vectors AS v WHERE v.namespace = i.namespace AND v.key = i.key) AS score
-       FROM store_items AS i
-       WHERE (expires_at IS NULL OR expires_at > $3) AND (namespace = $4 OR (namespace >= $5 AND namespace < $6))
-       ORDER BY score DESC NULLS LAST, updated_at DESC, namespace, key LIMIT 10`,
-      [vector, norm(vector), NOW, path, `${path}.`, `${path}/`],
-    );
-    return rows;
-  };
 }
 
 async function benchPostgres(items: number): Promise<Row[] | null> {
@@ -259,7 +285,7 @@ async function benchPostgres(items: number): Promise<Row[] | null> {
     const pool = new pg.Pool({ connectionString: POSTGRES_URL, options: `-c search_path=${schema}`, max: 2 });
     try {
       await loadPostgres(pool, items);
-      return await measure("postgres", items, storage.store, oldPostgresSearch(pool));
+      return await measure("postgres", items, storage.store);
     } finally {
       await pool.end();
       await storage.close();
@@ -271,12 +297,17 @@ async function benchPostgres(items: number): Promise<Row[] | null> {
 }
 
 const results: Row[] = [];
+const builds: BuildRow[] = [];
 for (const items of SIZES) {
   if (BACKENDS.includes("sqlite")) results.push(...(await benchSqlite(items)));
   if (BACKENDS.includes("postgres")) results.push(...((await benchPostgres(items)) ?? []));
 }
 console.log(
-  `\nSemantic store search, ${DIMS} dimensions, limit 10; after: ${SEARCHES.after} searches, before: ${SEARCHES.before}; load ${loadavg()[0]!.toFixed(1)}`,
+  `\nSemantic store search, ${DIMS} dimensions, limit ${K}, ${TOPICS === 0 ? "random vectors" : `${TOPICS} topics`}, ${SEARCHES} searches each; load ${loadavg()[0]!.toFixed(1)}`,
 );
 console.table(results);
-console.log(JSON.stringify({ benchmark: "store-search", dims: DIMS, results }));
+if (builds.length > 0) {
+  console.log(`SQLite vector index builds, a whole-store search every ${BUILD_PAUSE_MS} ms meanwhile`);
+  console.table(builds);
+}
+console.log(JSON.stringify({ benchmark: "store-search", dims: DIMS, vectors: TOPICS === 0 ? "random" : "topics", results, builds }));

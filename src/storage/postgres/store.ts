@@ -1,8 +1,8 @@
 // StoreRepo on PostgreSQL. Namespaces are '.'-joined paths in the "C" collation (see
 // 0003_store.sql): a prefix is a range on the primary key, '*' patterns match the generated
 // `labels` array by position. Filters are jsonb containment plus typed comparisons, similarity is
-// an exact scan of the real[] vectors the filters leave (0006_store_vector_reals.sql), and a read
-// that refreshes TTLs does so in the same statement.
+// an exact scan of the real[] vectors under the prefix whose items the filters leave
+// (0006_store_vector_reals.sql), and a read that refreshes TTLs does so in the same statement.
 import { createHash } from "node:crypto";
 import type { Pool, QueryResult, QueryResultRow } from "pg";
 import type { Json, JsonObject } from "../records.js";
@@ -85,26 +85,39 @@ function filterConditions(values: unknown[], filter: StoreFilter): string[] {
 }
 
 /**
- * The item's best cosine similarity to the query vector over its stored vectors of the query's
- * length; NULL without any. PostgreSQL has no dot product for arrays: the products are written out,
- * one per dimension with the query's number as a parameter, which runs about seven times faster
- * than SUM over unnest(vector, query) (docs/benchmarks.md). Float8 arithmetic keeps the sum exact
- * enough to rank like a float64 scan.
+ * Each item's best cosine similarity to the query vector over its stored vectors of the query's
+ * length, as rows (namespace, key, score); items without such a vector have no row. PostgreSQL has
+ * no dot product for arrays: the products are written out, one per dimension with the query's
+ * number as a parameter, which runs about seven times faster than SUM over unnest(vector, query)
+ * (docs/benchmarks.md). Float8 arithmetic keeps the sum exact enough to rank like a float64 scan.
+ * The vectors are read by the prefix range of their own primary key, and `itemConditions` (filters,
+ * auth, expiry; null when there are none to apply) are checked before any product is computed.
+ * OFFSET 0 keeps the scores computed in the scan, so the grouping sorts small rows, not vectors.
  */
-function score(values: unknown[], query: number[]): string {
+function scores(values: unknown[], query: number[], prefix: string[], itemConditions: string[] | null): string {
   const dot = query.map((x, i) => `v.vector[${i + 1}] * ${param(values, x)}::float8`).join(" + ");
   const queryNorm = param(values, norm(query) || 1);
-  return `(SELECT MAX(CASE WHEN v.norm = 0 THEN 0 ELSE (${dot}) / (v.norm * ${queryNorm}::float8) END)
-    FROM store_vectors AS v
-    WHERE v.namespace = i.namespace AND v.key = i.key AND cardinality(v.vector) = ${param(values, query.length)})`;
+  const items = itemConditions
+    ? ` AND EXISTS (SELECT 1 FROM store_items AS f WHERE f.namespace = v.namespace AND f.key = v.key AND ${itemConditions.join(" AND ")})`
+    : "";
+  return `SELECT namespace, key, MAX(score) AS score FROM (
+      SELECT v.namespace, v.key,
+        CASE WHEN cardinality(v.vector) <> ${param(values, query.length)} THEN NULL WHEN v.norm = 0 THEN 0 ELSE (${dot}) / (v.norm * ${queryNorm}::float8) END AS score
+      FROM store_vectors AS v
+      WHERE ${prefixRange(values, prefix)}${items}
+      OFFSET 0) AS scored
+    GROUP BY namespace, key`;
 }
 
 /**
- * Runs `text` as a statement prepared once per connection. A ranked search's text holds one
- * product per dimension, and parsing and planning it cost more than scoring a small namespace;
- * its name is the text's hash, so each distinct shape (dimensions, filters) is prepared once.
+ * Runs a ranked search as a statement prepared once per connection, in one round trip. Its text
+ * holds one product per dimension: parsing and planning it cost more than scoring a small
+ * namespace. Its name is the text's hash, so each distinct shape (dimensions, filters) is prepared
+ * once. JIT compilation, which over a large namespace spent more time compiling the products (on
+ * every execution) than it saved (docs/benchmarks.md), is off on every pooled connection
+ * (open-postgres.ts).
  */
-async function runPrepared<R extends QueryResultRow>(pool: Pool, text: string, values: unknown[]): Promise<QueryResult<R>> {
+async function runRanked<R extends QueryResultRow>(pool: Pool, text: string, values: unknown[]): Promise<QueryResult<R>> {
   const name = `gantry_store_search_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
   try {
     return await pool.query<R>({ name, text, values });
@@ -199,14 +212,14 @@ export function postgresStore(pool: Pool): StoreRepo {
       // $1 is now, for the live check and the refreshed expiry alike.
       const values: unknown[] = [now];
       const ranked = query.queryVector !== undefined;
-      const scoreColumn = ranked ? `, ${score(values, query.queryVector!)} AS score` : "";
-      const conditions = [
-        "(expires_at IS NULL OR expires_at > $1)",
-        prefixRange(values, query.namespacePrefix),
-        ...filterConditions(values, query.filter),
-        ...(hasAuthFilter(query.auth) ? [authFilterSql("value", query.auth, values)] : []),
-      ];
-      const page = `SELECT ${COLUMNS}${scoreColumn} FROM store_items AS i
+      const itemConditions = [...filterConditions(values, query.filter), ...(hasAuthFilter(query.auth) ? [authFilterSql("value", query.auth, values)] : [])];
+      const live = "(expires_at IS NULL OR expires_at > $1)";
+      const conditions = [live, prefixRange(values, query.namespacePrefix), ...itemConditions];
+      // USING merges the join columns, so the conditions' bare `namespace` and the page's columns stay the item's.
+      const scored = ranked
+        ? `, s.score FROM store_items AS i LEFT JOIN (${scores(values, query.queryVector!, query.namespacePrefix, itemConditions.length > 0 ? [live, ...itemConditions] : null)}) AS s USING (namespace, key)`
+        : " FROM store_items AS i";
+      const page = `SELECT ${COLUMNS}${scored}
         WHERE ${conditions.join(" AND ")}
         ORDER BY ${ranked ? "score DESC NULLS LAST, " : ""}updated_at DESC, namespace, key
         LIMIT ${param(values, query.limit)} OFFSET ${param(values, query.offset)}`;
@@ -218,7 +231,7 @@ export function postgresStore(pool: Pool): StoreRepo {
            )
            SELECT * FROM page ORDER BY ${ranked ? "score DESC NULLS LAST, " : ""}updated_at DESC, namespace, key`
         : page;
-      const { rows } = ranked ? await runPrepared<ItemRow>(pool, text, values) : await run<ItemRow>(pool, text, values);
+      const { rows } = ranked ? await runRanked<ItemRow>(pool, text, values) : await run<ItemRow>(pool, text, values);
       return rows.map((row): StoreSearchItem => (ranked ? { ...rowToItem(row), score: row.score ?? null } : rowToItem(row)));
     },
 

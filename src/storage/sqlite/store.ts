@@ -1,8 +1,9 @@
 // StoreRepo on SQLite. Namespaces are '.'-joined paths (see 0003_store.sql): a prefix is a range on
 // the primary key, '*' patterns match labels by position in the JSON `labels` column. Filters and
 // similarity scores are computed in the query, scores by sqlite-vec over float32 blobs (see
-// 0006_store_vector_blobs.sql); TTL refreshes are written in the same transaction as the read that
-// asked for them.
+// 0006_store_vector_blobs.sql), over the IVF index's nearest lists when a large prefix is searched
+// without filters (store-vector-index.ts); TTL refreshes are written in the same transaction as the
+// read that asked for them.
 import type Database from "better-sqlite3";
 import type { Json, JsonObject } from "../records.js";
 import type {
@@ -20,6 +21,7 @@ import { expiresAt } from "../ttl.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { authFilterSql, jsonContains, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
+import { INDEX_MIN_VECTORS, storeVectorIndex } from "./store-vector-index.js";
 
 const COLUMNS = "namespace, key, value, created_at, updated_at, ttl_minutes";
 const LIVE = "(expires_at IS NULL OR expires_at > ?)";
@@ -32,6 +34,8 @@ interface ItemRow {
   updated_at: string;
   ttl_minutes: number | null;
   score?: number | null;
+  /** Index searches only: how many live candidates the probed lists gave. */
+  candidates?: number;
 }
 
 function rowToItem(row: ItemRow): StoreItem {
@@ -45,10 +49,10 @@ function rowToItem(row: ItemRow): StoreItem {
 }
 
 /** Items under `prefix` by whole labels; the empty prefix is everything. */
-function prefixRange(prefix: string[]): SqlFragment {
+function prefixRange(prefix: string[], column = "namespace"): SqlFragment {
   if (prefix.length === 0) return { sql: "1 = 1", params: [] };
   const path = prefix.join(".");
-  return { sql: "(namespace = ? OR (namespace >= ? AND namespace < ?))", params: [path, `${path}.`, `${path}/`] };
+  return { sql: `(${column} = ? OR (${column} >= ? AND ${column} < ?))`, params: [path, `${path}.`, `${path}/`] };
 }
 
 function patternConditions(pattern: NamespacePattern, fromEnd: boolean): SqlFragment[] {
@@ -120,8 +124,26 @@ function float32Blob(vector: number[]): Buffer {
   return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength);
 }
 
+/**
+ * A ranked page from the index: the best `want` items of the probed lists under the prefix, then
+ * their rows, live ones only. `candidates` tells the caller whether the lists held enough.
+ */
+const INDEXED = (prefix: string) => `WITH probed AS (
+    SELECT cell FROM store_vector_centroids WHERE dims = ? AND state = 1 ORDER BY vec_distance_cosine(centroid, ?) LIMIT ?),
+  scored AS (
+    SELECT c.namespace, c.key, MAX(COALESCE(1.0 - vec_distance_cosine(c.vector, ?), 0.0)) AS score
+    FROM probed AS p JOIN store_vector_cells AS c ON c.id >= p.cell * 4294967296 AND c.id < (p.cell + 1) * 4294967296
+    WHERE ${prefix}
+    GROUP BY c.namespace, c.key ORDER BY score DESC LIMIT ?)
+  SELECT ${COLUMNS}, s.score AS score, count(*) OVER () AS candidates
+  FROM scored AS s JOIN store_items AS i USING (namespace, key)
+  WHERE ${LIVE}
+  ORDER BY s.score DESC, updated_at DESC, namespace, key
+  LIMIT ? OFFSET ?`;
+
 export function sqliteStore(db: Database.Database): StoreRepo {
   const sql = statementCache(db);
+  const vectorIndex = storeVectorIndex(db);
   const upsert = sql(
     `INSERT INTO store_items (namespace, key, labels, value, created_at, updated_at, ttl_minutes, expires_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -167,22 +189,59 @@ export function sqliteStore(db: Database.Database): StoreRepo {
     return rowToItem(row);
   });
 
-  const search = db.transaction((query: StoreSearch, now: Date): StoreSearchItem[] => {
+  /**
+   * Whether the prefix holds enough indexed vectors for the index to beat an exact scan. While a
+   * generation is being built or retired its copies count too: a prefix of half the threshold may
+   * then go through the index, which still answers only when its lists hold offset+limit items.
+   */
+  const largePrefix = (prefix: SqlFragment): boolean =>
+    (sql(`SELECT count(*) FROM (SELECT 1 FROM store_vector_cells WHERE ${prefix.sql} LIMIT ?)`)
+      .pluck()
+      .get(...prefix.params, INDEX_MIN_VECTORS) as number) >= INDEX_MIN_VECTORS;
+
+  /** The page from the index, or null when it cannot answer it as the exact scan would (too few candidates). */
+  const indexed = (query: StoreSearch, queryBlob: Buffer, lists: number, now: Date): ItemRow[] | null => {
+    if (!largePrefix(prefixRange(query.namespacePrefix))) return null;
+    // Unary + keeps SQLite from answering the prefix through the cells' namespace index, which
+    // would walk the whole prefix for every probed list instead of reading the lists' row ranges.
+    const inLists = prefixRange(query.namespacePrefix, "+c.namespace");
+    const want = query.offset + query.limit;
+    const rows = sql(INDEXED(inLists.sql)).all(
+      queryBlob.length / 4,
+      queryBlob,
+      lists,
+      queryBlob,
+      ...inLists.params,
+      want,
+      now.toISOString(),
+      query.limit,
+      query.offset,
+    ) as ItemRow[];
+    return rows.length > 0 && rows[0]!.candidates! >= want ? rows : null;
+  };
+
+  const exact = (query: StoreSearch, queryBlob: Buffer | undefined, now: Date): ItemRow[] => {
     const conditions = where([
       { sql: LIVE, params: [now.toISOString()] },
       prefixRange(query.namespacePrefix),
       ...filterConditions(query.filter),
       ...(hasAuthFilter(query.auth) ? [authFilterSql("i.value", query.auth)] : []),
     ]);
-    const ranked = query.queryVector !== undefined;
-    const queryBlob = ranked ? float32Blob(query.queryVector!) : undefined;
+    const ranked = queryBlob !== undefined;
     const scoreParams = queryBlob ? [queryBlob, queryBlob.length] : [];
-    const rows = sql(
+    return sql(
       `SELECT ${COLUMNS}${ranked ? `, ${SCORE} AS score` : ""} FROM store_items AS i
        WHERE ${conditions.sql}
        ORDER BY ${ranked ? "score DESC NULLS LAST, " : ""}updated_at DESC, namespace, key
        LIMIT ? OFFSET ?`,
     ).all(...scoreParams, ...conditions.params, query.limit, query.offset) as ItemRow[];
+  };
+
+  const search = db.transaction((query: StoreSearch, lists: number, now: Date): StoreSearchItem[] => {
+    const ranked = query.queryVector !== undefined;
+    const queryBlob = ranked ? float32Blob(query.queryVector!) : undefined;
+    const fromIndex = queryBlob && lists > 0 ? indexed(query, queryBlob, lists, now) : null;
+    const rows = fromIndex ?? exact(query, queryBlob, now);
     if (query.refreshTtl) refreshRows(rows, now);
     return rows.map((row) => (ranked ? { ...rowToItem(row), score: row.score ?? null } : rowToItem(row)));
   });
@@ -206,7 +265,11 @@ export function sqliteStore(db: Database.Database): StoreRepo {
       return deleted === 0 && sql("SELECT 1 FROM store_items WHERE namespace = ? AND key = ?").get(path, key) ? "hidden" : "deleted";
     },
     async search(query, now) {
-      return query.refreshTtl ? search.immediate(query, now) : search(query, now);
+      // Filters and auth filters could leave too few of the index's candidates: those scan exactly.
+      const unfiltered = query.filter.comparisons.length === 0 && Object.keys(query.filter.contains).length === 0 && !hasAuthFilter(query.auth);
+      // Never waits for the index: a build it starts runs in the background (store-vector-index.ts).
+      const lists = query.queryVector !== undefined && unfiltered ? vectorIndex.prepare(query.queryVector.length) : 0;
+      return query.refreshTtl ? search.immediate(query, lists, now) : search(query, lists, now);
     },
     async listNamespaces(listing: NamespaceListing, now) {
       const conditions = where([

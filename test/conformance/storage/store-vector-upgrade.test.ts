@@ -66,7 +66,7 @@ describe("store vectors after an upgrade: sqlite", () => {
 
     const storage = openSqliteStorage(file);
     cleanups.push(() => storage.close());
-    expect(storage.migrated).toEqual(["0006_store_vector_blobs"]);
+    expect(storage.migrated).toEqual(["0006_store_vector_blobs", "0007_store_vector_index"]);
     await expectOldVectorsRanked(storage);
   });
 });
