@@ -54,7 +54,7 @@ export function openSqliteStorage(file: string, options: { log?: Logger } = {}):
     threads: sqliteThreads(db),
     runs: sqliteRuns(db),
     checkpoints: sqliteCheckpoints(db),
-    store: sqliteStore(db),
+    store: sqliteStore(db, { onProblem: (err) => options.log?.warn("store vector index build failed", { file, err }) }),
     crons: sqliteCrons(db),
     webhooks: sqliteWebhooks(db),
     async ping() {

@@ -141,9 +141,10 @@ const INDEXED = (prefix: string) => `WITH probed AS (
   ORDER BY s.score DESC, updated_at DESC, namespace, key
   LIMIT ? OFFSET ?`;
 
-export function sqliteStore(db: Database.Database): StoreRepo {
+/** `onProblem` hears of a vector index build that failed (searches scan meanwhile; the next one retries). */
+export function sqliteStore(db: Database.Database, options: { onProblem?: (err: unknown) => void } = {}): StoreRepo {
   const sql = statementCache(db);
-  const vectorIndex = storeVectorIndex(db);
+  const vectorIndex = storeVectorIndex(db, options);
   const upsert = sql(
     `INSERT INTO store_items (namespace, key, labels, value, created_at, updated_at, ttl_minutes, expires_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
