@@ -11,18 +11,17 @@
 // round by round, so machine noise falls on each alike.
 import { Client } from "@langchain/langgraph-sdk";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import pg from "pg";
+import { onDatabase, schemaUrl } from "./postgres-schema.js";
+import { processCpuMs } from "./process-cpu.js";
 import { startGantryForBench } from "./start-server.js";
 import { percentile, round } from "./stats.js";
 
 const CRONS = Number(process.env.BENCH_CRONS ?? 500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DATABASE_URL = process.env.DATABASE_URL;
-/** USER_HZ, 100 on Linux everywhere this runs. */
-const CLOCK_TICKS = 100;
 const trees = process.argv.slice(2).map((dir) => resolve(dir));
 
 interface Round {
@@ -38,23 +37,6 @@ interface Round {
   load: number;
 }
 
-async function onDatabase(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-/** CPU time a process has used so far (Linux /proc), in ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  // utime and stime, fields 14 and 15 of stat(5), counted from the state field (3).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-
 async function oneRound(tree: string | undefined): Promise<Round> {
   const dir = mkdtempSync(join(tmpdir(), "gantry-bench-clock-"));
   const clockFile = join(dir, "clock");
@@ -62,10 +44,8 @@ async function oneRound(tree: string | undefined): Promise<Round> {
   const schema = DATABASE_URL ? `gantry_crons_${randomBytes(4).toString("hex")}` : undefined;
   const env: Record<string, string> = { GANTRY_CRON_CLOCK_FILE: clockFile, BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS: "0" };
   if (DATABASE_URL && schema) {
-    await onDatabase(`CREATE SCHEMA ${schema}`);
-    const url = new URL(DATABASE_URL);
-    url.searchParams.set("options", `-c search_path=${schema}`);
-    env.DATABASE_URL = url.toString();
+    await onDatabase(DATABASE_URL, `CREATE SCHEMA ${schema}`);
+    env.DATABASE_URL = schemaUrl(DATABASE_URL, schema);
   }
   const server = await startGantryForBench(env, ...(tree ? [tree] : []));
   try {
@@ -79,12 +59,12 @@ async function oneRound(tree: string | undefined): Promise<Round> {
       ((await (await fetch(`${server.url}/metrics?format=json`)).json()) as { postgres_statements?: number }).postgres_statements ?? NaN;
     const statementsBefore = await statements();
     const load = loadavg()[0]!;
-    const cpuBefore = cpuMs(server.pid);
+    const cpuBefore = processCpuMs(server.pid);
     writeFileSync(clockFile, "2030-01-01T10:01:00.000Z");
     const fired = () => server.logs().filter((l) => l.msg === "cron fired" && ids.has(l.cron_id as string));
     const deadline = Date.now() + 120_000;
     while (fired().length < CRONS && Date.now() < deadline) await new Promise((wake) => setTimeout(wake, 100));
-    const cpuMsPerOccurrence = (cpuMs(server.pid) - cpuBefore) / CRONS;
+    const cpuMsPerOccurrence = (processCpuMs(server.pid) - cpuBefore) / CRONS;
     // One more scheduler pass after the last occurrence: a repeat would show up now.
     writeFileSync(clockFile, "2030-01-01T10:01:30.000Z");
     await new Promise((wake) => setTimeout(wake, 2_000));
@@ -113,7 +93,7 @@ async function oneRound(tree: string | undefined): Promise<Round> {
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
-    if (schema) await onDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    if (DATABASE_URL && schema) await onDatabase(DATABASE_URL, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   }
 }
 

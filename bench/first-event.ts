@@ -14,8 +14,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import { deleteKeysWithPrefix } from "../src/events/redis-keys.js";
+import { onDatabase, schemaUrl } from "./postgres-schema.js";
 import { type BenchServer, startGantryForBench, startServeForBench } from "./start-server.js";
 import { percentile } from "./stats.js";
 
@@ -32,22 +32,6 @@ interface Cell {
   first: number[];
   perSecond: number[];
   errors: string[];
-}
-
-async function onDatabase(sql: string): Promise<void> {
-  const db = new pg.Client({ connectionString: DATABASE_URL });
-  await db.connect();
-  try {
-    await db.query(sql);
-  } finally {
-    await db.end();
-  }
-}
-
-function schemaUrl(schema: string): string {
-  const url = new URL(DATABASE_URL);
-  url.searchParams.set("options", `-c search_path=${schema}`);
-  return url.toString();
 }
 
 async function stream(cell: Cell, timed: boolean): Promise<void> {
@@ -82,11 +66,11 @@ async function main(): Promise<number> {
   const load = [loadavg()[0]!];
   const started = performance.now();
   try {
-    for (const schema of schemas) await onDatabase(`CREATE SCHEMA ${schema}`);
+    for (const schema of schemas) await onDatabase(DATABASE_URL, `CREATE SCHEMA ${schema}`);
     for (const [i, root] of roots.entries()) {
       const label = roots.length > 1 ? ` (${root})` : "";
       const dev = await startGantryForBench({}, root);
-      const serve = await startServeForBench(schemaUrl(schemas[i]!), REDIS_URL, prefixes[i]!, root);
+      const serve = await startServeForBench(schemaUrl(DATABASE_URL, schemas[i]!), REDIS_URL, prefixes[i]!, root);
       for (const [name, server] of [
         [`gantry dev${label}`, dev],
         [`gantry serve x1${label}`, serve],
@@ -99,7 +83,7 @@ async function main(): Promise<number> {
     for (let round = 0; round < STREAMS; round++) for (const cell of cells) await stream(cell, true);
   } finally {
     await Promise.all(cells.map((cell) => cell.server.stop()));
-    for (const schema of schemas) await onDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    for (const schema of schemas) await onDatabase(DATABASE_URL, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     const redis = new Redis(REDIS_URL);
     try {
       for (const prefix of prefixes) await deleteKeysWithPrefix(redis, prefix);

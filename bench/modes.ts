@@ -16,8 +16,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
-import pg from "pg";
 import { deleteKeysWithPrefix } from "../src/events/redis-keys.js";
+import { onDatabase, schemaUrl } from "./postgres-schema.js";
 import { alternate, describeError, ErrorTally } from "./bench-target.js";
 import { round } from "./stats.js";
 import { loadFor } from "./stats.js";
@@ -123,22 +123,6 @@ async function concurrentRound(mode: Mode, seconds: number, errors: ErrorTally, 
   return completed;
 }
 
-async function onDatabase(sql: string): Promise<void> {
-  const db = new pg.Client({ connectionString: DATABASE_URL });
-  await db.connect();
-  try {
-    await db.query(sql);
-  } finally {
-    await db.end();
-  }
-}
-
-function schemaUrl(schema: string): string {
-  const url = new URL(DATABASE_URL);
-  url.searchParams.set("options", `-c search_path=${schema}`);
-  return url.toString();
-}
-
 async function main(): Promise<number> {
   const suffix = randomBytes(4).toString("hex");
   const schemas = [`gantry_modes1_${suffix}`, `gantry_modes2_${suffix}`];
@@ -156,13 +140,14 @@ async function main(): Promise<number> {
     seconds: 0,
   });
   try {
-    for (const schema of schemas) await onDatabase(`CREATE SCHEMA ${schema}`);
+    for (const schema of schemas) await onDatabase(DATABASE_URL, `CREATE SCHEMA ${schema}`);
     step("starting the servers");
     if (ONLY.has("dev")) modes.push(mode("gantry dev", [await startGantryForBench()], false));
-    if (ONLY.has("serve1")) modes.push(mode("gantry serve x1", [await startServeForBench(schemaUrl(schemas[0]!), REDIS_URL, prefixes[0]!)], true));
+    if (ONLY.has("serve1"))
+      modes.push(mode("gantry serve x1", [await startServeForBench(schemaUrl(DATABASE_URL, schemas[0]!), REDIS_URL, prefixes[0]!)], true));
     if (ONLY.has("serve2")) {
-      const replicas = [await startServeForBench(schemaUrl(schemas[1]!), REDIS_URL, prefixes[1]!)];
-      replicas.push(await startServeForBench(schemaUrl(schemas[1]!), REDIS_URL, prefixes[1]!));
+      const replicas = [await startServeForBench(schemaUrl(DATABASE_URL, schemas[1]!), REDIS_URL, prefixes[1]!)];
+      replicas.push(await startServeForBench(schemaUrl(DATABASE_URL, schemas[1]!), REDIS_URL, prefixes[1]!));
       modes.push(mode("gantry serve x2", replicas, true));
     }
     if (ONLY.has("reference")) modes.push(mode("reference", [await startReferenceForBench()], false));
@@ -241,7 +226,7 @@ async function main(): Promise<number> {
     return errorCount > 0 ? 1 : 0;
   } finally {
     await Promise.all(modes.flatMap((m) => m.servers.map((s) => s.stop())));
-    for (const schema of schemas) await onDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    for (const schema of schemas) await onDatabase(DATABASE_URL, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     const redis = new Redis(REDIS_URL);
     try {
       for (const prefix of prefixes) await deleteKeysWithPrefix(redis, prefix);

@@ -9,11 +9,11 @@
 // Redis (REDIS_URL); uses fresh schemas and key prefixes, and removes them.
 import { Client } from "@langchain/langgraph-sdk";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { Redis } from "ioredis";
-import pg from "pg";
 import { deleteKeysWithPrefix } from "../src/events/redis-keys.js";
+import { onDatabase, schemaUrl } from "./postgres-schema.js";
+import { processCpuMs } from "./process-cpu.js";
 import { alternate } from "./bench-target.js";
 import { percentile, round } from "./stats.js";
 import { type BenchServer, startGantryForBench, startServeForBench } from "./start-server.js";
@@ -73,12 +73,6 @@ interface StreamTarget {
   errors: number;
 }
 
-/** User + system CPU time of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 async function redisCpuMs(redis: Redis): Promise<number> {
   const info = await redis.info("cpu");
   const value = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
@@ -92,7 +86,7 @@ async function redisCommands(server: BenchServer): Promise<number> {
 /** One stateless run emitting CUSTOM_EVENTS custom events, streamed and checked in order. */
 async function oneStream(target: StreamTarget, record: boolean, redis: Redis): Promise<void> {
   const before = target.counted ? await redisCommands(target.server) : 0;
-  const cpuBefore = cpuMs(target.server.pid);
+  const cpuBefore = processCpuMs(target.server.pid);
   const redisCpuBefore = await redisCpuMs(redis);
   const t0 = performance.now();
   let first = NaN;
@@ -118,7 +112,7 @@ async function oneStream(target: StreamTarget, record: boolean, redis: Redis): P
   target.firstEventMs.push(first);
   // The run's end is recorded after the stream closes: let the worker finish before counting.
   await new Promise((wake) => setTimeout(wake, 200));
-  target.serverCpuMs.push(cpuMs(target.server.pid) - cpuBefore);
+  target.serverCpuMs.push(processCpuMs(target.server.pid) - cpuBefore);
   target.redisCpuMs.push((await redisCpuMs(redis)) - redisCpuBefore);
   if (target.counted) target.redisCommands.push((await redisCommands(target.server)) - before);
 }
@@ -126,7 +120,7 @@ async function oneStream(target: StreamTarget, record: boolean, redis: Redis): P
 async function streamPart(servers: BenchServer[], suffix: string): Promise<Record<string, unknown>> {
   const schemas = [`gantry_bench_stream_${suffix}`, ...(BASELINE_ROOT ? [`gantry_bench_base_${suffix}`] : [])];
   const prefixes = [`gantry-bench-stream-${suffix}:`, `gantry-bench-base-${suffix}:`];
-  for (const schema of schemas) await onDatabase(`CREATE SCHEMA ${schema}`);
+  for (const schema of schemas) await onDatabase(DATABASE_URL, `CREATE SCHEMA ${schema}`);
   const target = (name: string, server: BenchServer, counted: boolean): StreamTarget => {
     servers.push(server);
     return {
@@ -148,10 +142,12 @@ async function streamPart(servers: BenchServer[], suffix: string): Promise<Recor
   try {
     const targets = [
       target("gantry dev", await startGantryForBench(), false),
-      target("gantry serve x1", await startServeForBench(schemaUrl(schemas[0]!), REDIS_URL, prefixes[0]!), true),
+      target("gantry serve x1", await startServeForBench(schemaUrl(DATABASE_URL, schemas[0]!), REDIS_URL, prefixes[0]!), true),
     ];
     if (BASELINE_ROOT)
-      targets.push(target(`serve x1 (${BASELINE_ROOT})`, await startServeForBench(schemaUrl(schemas[1]!), REDIS_URL, prefixes[1]!, BASELINE_ROOT), true));
+      targets.push(
+        target(`serve x1 (${BASELINE_ROOT})`, await startServeForBench(schemaUrl(DATABASE_URL, schemas[1]!), REDIS_URL, prefixes[1]!, BASELINE_ROOT), true),
+      );
     for (const t of targets) for (let i = 0; i < 2; i++) await oneStream(t, false, redis);
     await alternate(targets, STREAMS, async (t) => {
       await oneStream(t, true, redis);
@@ -177,7 +173,7 @@ async function streamPart(servers: BenchServer[], suffix: string): Promise<Recor
   } finally {
     redis.disconnect();
     await Promise.all(servers.splice(0).map((s) => s.stop()));
-    for (const schema of schemas) await onDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
+    for (const schema of schemas) await onDatabase(DATABASE_URL, `DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
     for (const prefix of prefixes) await deleteKeys(prefix);
   }
 }
@@ -185,12 +181,12 @@ async function streamPart(servers: BenchServer[], suffix: string): Promise<Recor
 async function scalePart(servers: BenchServer[], suffix: string): Promise<Record<string, unknown>> {
   const schema = `gantry_bench_${suffix}`;
   const prefix = `gantry-bench-${suffix}:`;
-  await onDatabase(`CREATE SCHEMA ${schema}`);
+  await onDatabase(DATABASE_URL, `CREATE SCHEMA ${schema}`);
   try {
-    const replicas: BenchServer[] = [await startServeForBench(schemaUrl(schema), REDIS_URL, prefix)];
+    const replicas: BenchServer[] = [await startServeForBench(schemaUrl(DATABASE_URL, schema), REDIS_URL, prefix)];
     servers.push(replicas[0]!);
     const one = await throughput(replicas);
-    replicas.push(await startServeForBench(schemaUrl(schema), REDIS_URL, prefix));
+    replicas.push(await startServeForBench(schemaUrl(DATABASE_URL, schema), REDIS_URL, prefix));
     servers.push(replicas[1]!);
     const two = await throughput(replicas);
     const rows = [
@@ -203,24 +199,8 @@ async function scalePart(servers: BenchServer[], suffix: string): Promise<Record
     return { rows, errors: one.errors + two.errors };
   } finally {
     await Promise.all(servers.splice(0).map((s) => s.stop()));
-    await onDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await onDatabase(DATABASE_URL, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await deleteKeys(prefix);
-  }
-}
-
-function schemaUrl(schema: string): string {
-  const url = new URL(DATABASE_URL);
-  url.searchParams.set("options", `-c search_path=${schema}`);
-  return url.toString();
-}
-
-async function onDatabase(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
   }
 }
 
