@@ -94,6 +94,17 @@ async function* translatedIteration<T>(pool: pg.Pool, items: AsyncIterable<T>): 
   }
 }
 
+/**
+ * CTEs deleting every checkpoint, blob and pending write of the threads `threadIds` names (a
+ * parameter, or a query yielding thread ids), in the saver's three tables: for a statement of
+ * their own, or inside another one (a temporary thread's finish).
+ */
+export function threadCheckpointDeletes(threadIds: string): string {
+  return `deleted_writes AS (DELETE FROM checkpoint_writes WHERE thread_id IN (${threadIds})),
+    deleted_blobs AS (DELETE FROM checkpoint_blobs WHERE thread_id IN (${threadIds})),
+    deleted_checkpoints AS (DELETE FROM checkpoints WHERE thread_id IN (${threadIds}))`;
+}
+
 // Checkpoint ids are uuid6: fixed-width lower-case hex with the timestamp's high bits first, so
 // their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
 // the latest), and the comparisons below use the same columns with the same collation.
@@ -102,12 +113,7 @@ function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
 
   /** One statement, atomic as the three-DELETE transaction it replaced: one round trip instead of five. */
   async function deleteThread(threadId: string): Promise<void> {
-    await query(
-      pool,
-      `WITH writes AS (DELETE FROM checkpoint_writes WHERE thread_id = $1), blobs AS (DELETE FROM checkpoint_blobs WHERE thread_id = $1)
-       DELETE FROM checkpoints WHERE thread_id = $1`,
-      [threadId],
-    );
+    await query(pool, `WITH ${threadCheckpointDeletes("$1")} SELECT 1`, [threadId]);
   }
 
   /** Deletes checkpoints from one on (">=") or older than it ("<"), with their writes and orphaned blobs. */

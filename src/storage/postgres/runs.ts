@@ -6,6 +6,7 @@ import type { Pool, PoolClient } from "pg";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunKwargs, RunStatus } from "../records.js";
 import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, NewRunOnNewThread, RunRepo, StoppedRunWebhook } from "../run-ports.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
+import { threadCheckpointDeletes } from "./checkpoints.js";
 import { authFilterSql, param, run as query, transaction } from "./sql-helpers.js";
 import { insertWebhookDelivery } from "./webhooks.js";
 
@@ -247,11 +248,6 @@ function andThreadVisible(auth: AuthFilter | undefined, values: unknown[]): stri
   return hasAuthFilter(auth) ? ` AND thread_id IN (SELECT thread_id FROM threads WHERE ${authFilterSql("metadata", auth, values)})` : "";
 }
 
-/** CTEs removing every checkpoint of the thread in `owned` (the official saver's three tables). */
-const DELETE_CHECKPOINTS_OF_OWNED = `written AS (DELETE FROM checkpoint_writes WHERE thread_id IN (SELECT thread_id FROM owned)),
-  blobs AS (DELETE FROM checkpoint_blobs WHERE thread_id IN (SELECT thread_id FROM owned)),
-  saved AS (DELETE FROM checkpoints WHERE thread_id IN (SELECT thread_id FROM owned))`;
-
 export function postgresRuns(pool: Pool): RunRepo {
   return {
     async enqueue(input, options): Promise<EnqueueResult> {
@@ -451,7 +447,7 @@ export function postgresRuns(pool: Pool): RunRepo {
         // it too, and only when the run was still this worker's (the saver's tables, same schema).
         const deleted = await query(
           pool,
-          `${lockThenRun(runChange)}, ${DELETE_CHECKPOINTS_OF_OWNED} DELETE FROM threads WHERE thread_id IN (SELECT thread_id FROM owned)`,
+          `${lockThenRun(runChange)}, ${threadCheckpointDeletes("SELECT thread_id FROM owned")} DELETE FROM threads WHERE thread_id IN (SELECT thread_id FROM owned)`,
           runParams,
         );
         return deleted.rowCount === 1;
@@ -462,9 +458,7 @@ export function postgresRuns(pool: Pool): RunRepo {
         if (!threadId) return false;
         if (outcome.webhook) await insertWebhookDelivery(client, outcome.webhook, now);
         if (outcome.delete_thread) {
-          await query(client, `WITH owned AS (SELECT $1::text AS thread_id), ${DELETE_CHECKPOINTS_OF_OWNED} DELETE FROM threads WHERE thread_id = $1`, [
-            threadId,
-          ]);
+          await query(client, `WITH ${threadCheckpointDeletes("$1")} DELETE FROM threads WHERE thread_id = $1`, [threadId]);
           return true;
         }
         // A statement of its own, after the lock: its snapshot sees every run enqueued meanwhile.

@@ -31,6 +31,12 @@ function withCachedStatements(db: Database.Database): Database.Database {
   });
 }
 
+/** Every checkpoint and pending write of the thread; inside the caller's transaction (a temporary thread's finish too). */
+export function deleteThreadCheckpoints(sql: (text: string) => Database.Statement, threadId: string): void {
+  sql("DELETE FROM writes WHERE thread_id = ?").run(threadId);
+  sql("DELETE FROM checkpoints WHERE thread_id = ?").run(threadId);
+}
+
 // Checkpoint ids are uuid6: fixed-width lower-case hex with the timestamp's high bits first, so
 // their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
 // the latest), and so does every comparison below.
@@ -54,10 +60,7 @@ export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
     sql("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id < ?").run(threadId, checkpointId);
   });
 
-  const deleteThread = db.transaction((threadId: string) => {
-    sql("DELETE FROM writes WHERE thread_id = ?").run(threadId);
-    sql("DELETE FROM checkpoints WHERE thread_id = ?").run(threadId);
-  });
+  const deleteThread = db.transaction((threadId: string) => deleteThreadCheckpoints(sql, threadId));
 
   const copyThread = db.transaction((fromThreadId: string, toThreadId: string) => {
     // A run's checkpoints name their thread in their metadata: the copies name the copy.

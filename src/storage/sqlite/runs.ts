@@ -15,6 +15,7 @@ import type {
   StoppedRunWebhook,
 } from "../run-ports.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
+import { deleteThreadCheckpoints } from "./checkpoints.js";
 import { authFilterSql, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
 import { insertWebhookDelivery } from "./webhooks.js";
@@ -240,8 +241,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     if (!row) return false;
     if (outcome.webhook) insertWebhookDelivery(db, outcome.webhook, now);
     if (outcome.delete_thread) {
-      sql("DELETE FROM writes WHERE thread_id = ?").run(row.thread_id);
-      sql("DELETE FROM checkpoints WHERE thread_id = ?").run(row.thread_id);
+      deleteThreadCheckpoints(sql, row.thread_id);
       sql("DELETE FROM threads WHERE thread_id = ?").run(row.thread_id);
       return true;
     }
