@@ -39,22 +39,18 @@ CREATE TABLE store_vector_cells (
 );
 CREATE INDEX store_vector_cells_item ON store_vector_cells (namespace, key, field);
 
--- One copy per generation in use, live and being built: without centroids of the vector's length
--- in a state the inner SELECT is empty and nothing is copied.
+-- One copy per generation in use, live (1) and being built (0), under that generation's nearest
+-- centroid; a generation with no centroids of the vector's length has no nearest cell and gets none.
 CREATE TRIGGER store_vectors_indexed AFTER INSERT ON store_vectors
 BEGIN
   INSERT INTO store_vector_cells (id, namespace, key, field, vector)
     SELECT (SELECT COALESCE(MAX(c.id), nearest.cell * 4294967296) + 1 FROM store_vector_cells AS c
               WHERE c.id >= nearest.cell * 4294967296 AND c.id < (nearest.cell + 1) * 4294967296),
            new.namespace, new.key, new.field, new.vector
-    FROM (SELECT cell FROM store_vector_centroids WHERE dims = length(new.vector) / 4 AND state = 1
-          ORDER BY vec_distance_cosine(centroid, new.vector) LIMIT 1) AS nearest;
-  INSERT INTO store_vector_cells (id, namespace, key, field, vector)
-    SELECT (SELECT COALESCE(MAX(c.id), nearest.cell * 4294967296) + 1 FROM store_vector_cells AS c
-              WHERE c.id >= nearest.cell * 4294967296 AND c.id < (nearest.cell + 1) * 4294967296),
-           new.namespace, new.key, new.field, new.vector
-    FROM (SELECT cell FROM store_vector_centroids WHERE dims = length(new.vector) / 4 AND state = 0
-          ORDER BY vec_distance_cosine(centroid, new.vector) LIMIT 1) AS nearest;
+    FROM (SELECT (SELECT cell FROM store_vector_centroids WHERE dims = length(new.vector) / 4 AND state = generation.state
+                  ORDER BY vec_distance_cosine(centroid, new.vector) LIMIT 1) AS cell
+          FROM (SELECT 1 AS state UNION ALL SELECT 0) AS generation) AS nearest
+    WHERE nearest.cell IS NOT NULL;
   INSERT INTO store_vector_counts (dims, vectors) VALUES (length(new.vector) / 4, 1)
     ON CONFLICT (dims) DO UPDATE SET vectors = vectors + 1;
 END;
