@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { onDatabase, schemaUrl } from "./postgres-schema.js";
+import { onDatabase, schemaUrl } from "./serve-backends.js";
 import { processCpuMs } from "./process-cpu.js";
 import { startGantryForBench } from "./start-server.js";
 import { percentile, round } from "./stats.js";

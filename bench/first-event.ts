@@ -8,14 +8,12 @@
 // (REDIS_URL); uses a fresh schema and key prefix per tree and removes them. Writes
 // bench/results/first-event.json; exits 1 when any stream was wrong.
 import { Client } from "@langchain/langgraph-sdk";
-import { Redis } from "ioredis";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { deleteKeysWithPrefix } from "../src/events/redis-keys.js";
-import { onDatabase, schemaUrl } from "./postgres-schema.js";
+import { onDatabase, removeBackends, schemaUrl } from "./serve-backends.js";
 import { type BenchServer, startGantryForBench, startServeForBench } from "./start-server.js";
 import { percentile } from "./stats.js";
 
@@ -83,13 +81,7 @@ async function main(): Promise<number> {
     for (let round = 0; round < STREAMS; round++) for (const cell of cells) await stream(cell, true);
   } finally {
     await Promise.all(cells.map((cell) => cell.server.stop()));
-    for (const schema of schemas) await onDatabase(DATABASE_URL, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    const redis = new Redis(REDIS_URL);
-    try {
-      for (const prefix of prefixes) await deleteKeysWithPrefix(redis, prefix);
-    } finally {
-      redis.disconnect();
-    }
+    await removeBackends(DATABASE_URL, schemas, REDIS_URL, prefixes);
   }
   load.push(loadavg()[0]!);
   const seconds = Math.round((performance.now() - started) / 1000);

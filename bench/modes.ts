@@ -15,9 +15,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { Redis } from "ioredis";
-import { deleteKeysWithPrefix } from "../src/events/redis-keys.js";
-import { onDatabase, schemaUrl } from "./postgres-schema.js";
+import { onDatabase, removeBackends, schemaUrl } from "./serve-backends.js";
 import { alternate, describeError, ErrorTally } from "./bench-target.js";
 import { round } from "./stats.js";
 import { loadFor } from "./stats.js";
@@ -226,13 +224,7 @@ async function main(): Promise<number> {
     return errorCount > 0 ? 1 : 0;
   } finally {
     await Promise.all(modes.flatMap((m) => m.servers.map((s) => s.stop())));
-    for (const schema of schemas) await onDatabase(DATABASE_URL, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    const redis = new Redis(REDIS_URL);
-    try {
-      for (const prefix of prefixes) await deleteKeysWithPrefix(redis, prefix);
-    } finally {
-      redis.disconnect();
-    }
+    await removeBackends(DATABASE_URL, schemas, REDIS_URL, prefixes);
   }
 }
 

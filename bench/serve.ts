@@ -11,8 +11,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { randomBytes } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { Redis } from "ioredis";
-import { deleteKeysWithPrefix } from "../src/events/redis-keys.js";
-import { onDatabase, schemaUrl } from "./postgres-schema.js";
+import { onDatabase, removeBackends, schemaUrl } from "./serve-backends.js";
 import { processCpuMs } from "./process-cpu.js";
 import { alternate } from "./bench-target.js";
 import { percentile, round } from "./stats.js";
@@ -173,8 +172,7 @@ async function streamPart(servers: BenchServer[], suffix: string): Promise<Recor
   } finally {
     redis.disconnect();
     await Promise.all(servers.splice(0).map((s) => s.stop()));
-    for (const schema of schemas) await onDatabase(DATABASE_URL, `DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
-    for (const prefix of prefixes) await deleteKeys(prefix);
+    await removeBackends(DATABASE_URL, schemas, REDIS_URL, prefixes);
   }
 }
 
@@ -199,17 +197,7 @@ async function scalePart(servers: BenchServer[], suffix: string): Promise<Record
     return { rows, errors: one.errors + two.errors };
   } finally {
     await Promise.all(servers.splice(0).map((s) => s.stop()));
-    await onDatabase(DATABASE_URL, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await deleteKeys(prefix);
-  }
-}
-
-async function deleteKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    await deleteKeysWithPrefix(redis, prefix);
-  } finally {
-    redis.disconnect();
+    await removeBackends(DATABASE_URL, [schema], REDIS_URL, [prefix]);
   }
 }
 
