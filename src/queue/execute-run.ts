@@ -112,6 +112,8 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     graph.store = ctx.store;
     // A stateless run's thread was created with it: its first attempt has no checkpoint to read.
     if (kwargs.temporary && run.attempt === 1) storage.checkpoints.startsEmpty(run.run_id);
+    // Its checkpoints go with its thread: most are never worth writing (unless asked to be synchronous).
+    if (kwargs.temporary && kwargs.durability !== "sync") storage.checkpoints.holdWrites(run.run_id);
     // Null input continues from the checkpoint: steps that completed before are not run again.
     const resume = run.attempt > 1 && (await lastCheckpointRun(graph, threadId)) === run.run_id;
     if (resume) runLog.info("resuming from the run's last checkpoint");
@@ -161,7 +163,10 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   } catch (err) {
     // Without the database no outcome can be recorded, and the run is not at fault: the worker
     // puts it back in the queue (emitting no error event, so readers keep waiting for its end).
-    if (isUnavailable(err) && !signal.aborted) throw err;
+    if (isUnavailable(err) && !signal.aborted) {
+      await storage.checkpoints.releaseWrites(run.run_id, false);
+      throw err;
+    }
     const action = ctx.signal.aborted ? ctx.cancelAction() : undefined;
     handedOff = ctx.signal.aborted && !action && ctx.handingOff?.() === true;
     if (handedOff) {
@@ -196,7 +201,8 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   }
   await emitted.settled();
   if (handedOff) {
-    // The log stays open: readers keep waiting, and the next attempt continues it.
+    // The log stays open: readers keep waiting, and the next attempt continues it from the checkpoints written here.
+    await storage.checkpoints.releaseWrites(run.run_id, true);
     const released = await storage.runs.release(run.run_id, ctx.workerId, new Date());
     runLog.info(released ? "run handed back to the queue" : "run not handed back: the lease was lost to another worker");
     return;
@@ -204,6 +210,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   if (kwargs.temporary) {
     // Finishing deletes the thread with its checkpoints; a cancelled graph may still be writing them.
     outcome.delete_thread = true;
+    await storage.checkpoints.releaseWrites(run.run_id, false);
     if (signal.aborted) await storage.checkpoints.fenceRun(run.run_id);
   }
   const finished = refusal ? { ...outcome, error: refusal } : outcome;

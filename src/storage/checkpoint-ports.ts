@@ -26,4 +26,12 @@ export interface CheckpointStore {
   fenceRun(runId: string): Promise<void>;
   /** The run starts on a thread with no checkpoint: its graph's first read of the latest one skips the database. */
   startsEmpty(runId: string): void;
+  /**
+   * A run whose thread goes when it ends (a stateless run) may have its checkpoint writes held back
+   * a moment and written together, or not at all if it ends first (postgres/held-checkpoint-writes.ts);
+   * a backend whose writes cost no round trip writes them at once. Ended by `releaseWrites`.
+   */
+  holdWrites(runId: string): void;
+  /** Ends the hold: `keep` writes what is held and resolves once it has landed; otherwise it is dropped with the thread. */
+  releaseWrites(runId: string, keep: boolean): Promise<void>;
 }

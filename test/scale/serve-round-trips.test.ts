@@ -12,11 +12,12 @@ import { describeWithPostgresAndRedis } from "../support/redis.js";
 import { openServeCluster, type ServeCluster } from "./serve-cluster.js";
 
 const RUNS = 10;
-// Measured: 16 / 16.3 stateless, 24.7 / 17.1 on a thread (statements / commands per run); before
-// #22's changes 81.3 / 53.2 and 81.4 / 55 (PostgreSQL: 21 and 26.7 before a stateless run's finish
-// took its checkpoints along and its first read was skipped; Redis: 53.2 and 52.6 before the event
-// log's batched appends, its follower check inside the append and its one-script reads).
-const STATELESS_BOUNDS = { postgres: 18, redis: 19 };
+// Measured: 3 / 16.6 stateless, 24.6 / 16.6 on a thread (statements / commands per run); before
+// #22's changes 81.3 / 53.2 and 81.4 / 55 (PostgreSQL: 16 before a stateless run's checkpoints were
+// held back, 21 and 26.7 before a stateless run's finish took its checkpoints along and its first
+// read was skipped; Redis: 53.2 and 52.6 before the event log's batched appends, its follower check
+// inside the append and its one-script reads).
+const STATELESS_BOUNDS = { postgres: 5, redis: 19 };
 const THREADED_BOUNDS = { postgres: 27, redis: 19 };
 
 interface Counts {
@@ -44,10 +45,11 @@ await describeWithPostgresAndRedis("gantry serve: backend round trips per run", 
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function perRun(threadId: string | null): Promise<Counts> {
+  async function perRun(threadId: string | null, durability?: "sync"): Promise<Counts> {
     const client = sdkClient(server.url);
     const input = { record_file: join(dir, "steps"), pause_ms: 0 };
-    const wait = () => (threadId === null ? client.runs.wait(null, "steps", { input }) : client.runs.wait(threadId, "steps", { input }));
+    const options = { input, ...(durability ? { durability } : {}) };
+    const wait = () => (threadId === null ? client.runs.wait(null, "steps", options) : client.runs.wait(threadId, "steps", options));
     await wait();
     const before = await counts(server);
     for (let i = 0; i < RUNS; i++) {
@@ -67,6 +69,13 @@ await describeWithPostgresAndRedis("gantry serve: backend round trips per run", 
     expect(cost.postgres_statements).toBeLessThanOrEqual(STATELESS_BOUNDS.postgres);
     expect(cost.redis_commands).toBeGreaterThan(0);
     expect(cost.redis_commands).toBeLessThanOrEqual(STATELESS_BOUNDS.redis);
+  });
+
+  it("a stateless run asking for synchronous durability, whose checkpoints are written as it goes", async () => {
+    const held = await perRun(null);
+    const sync = await perRun(null, "sync");
+    // Five steps, each a checkpoint and its writes: written here, held (and dropped with the thread) by default.
+    expect(sync.postgres_statements).toBeGreaterThanOrEqual(held.postgres_statements + 10);
   });
 
   it("a run on a thread", async () => {

@@ -8,8 +8,8 @@
 //
 // One statement may not change a row twice (ON CONFLICT DO UPDATE refuses it), and a job's rows
 // are keyed by its thread, so a group holds at most one job per thread; the thread's next job
-// waits for the next group. A group that fails is retried job by job, so a job fails only for
-// itself.
+// waits for the group to land, so a thread's jobs land in the order they came (a kept write stays
+// the first one). A group that fails is retried job by job, so a job fails only for itself.
 import type pg from "pg";
 
 export type BlobRow = [threadId: string, namespace: string, channel: string, version: string, type: string, blob: Uint8Array | undefined];
@@ -53,6 +53,8 @@ export function checkpointWriteGroups(pool: pg.Pool, tables: Tables): (job: Chec
   const text = groupStatement(tables);
   const queue: Queued[] = [];
   let inFlight = 0;
+  /** Threads with a job in a statement out. */
+  const busy = new Set<string>();
 
   async function send(group: Queued[]): Promise<void> {
     try {
@@ -66,10 +68,13 @@ export function checkpointWriteGroups(pool: pg.Pool, tables: Tables): (job: Chec
 
   function pump(): void {
     while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
-      const group = takeGroup(queue);
+      const group = takeGroup(queue, busy);
+      if (group.length === 0) return;
       inFlight += 1;
+      for (const q of group) busy.add(q.job.threadId);
       void send(group).finally(() => {
         inFlight -= 1;
+        for (const q of group) busy.delete(q.job.threadId);
         pump();
       });
     }
@@ -82,9 +87,9 @@ export function checkpointWriteGroups(pool: pg.Pool, tables: Tables): (job: Chec
     });
 }
 
-/** The oldest jobs, one per thread, in queue order; the rest stay queued in their order. */
-function takeGroup(queue: Queued[]): Queued[] {
-  const threads = new Set<string>();
+/** The oldest jobs, one per thread not `busy`, in queue order; the rest stay queued in their order. */
+function takeGroup(queue: Queued[], busy: ReadonlySet<string>): Queued[] {
+  const threads = new Set<string>(busy);
   const group: Queued[] = [];
   let kept = 0;
   for (const q of queue) {

@@ -109,10 +109,16 @@ export function threadCheckpointDeletes(threadIds: string): string {
 // their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
 // the latest), and the comparisons below use the same columns with the same collation.
 function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
-  const { saver, fence, startsEmpty } = fencedSaver(translatingErrors(pool, new OneStatementPostgresSaver(pool, schema)));
+  const oneStatement = new OneStatementPostgresSaver(pool, schema);
+  const { held } = oneStatement;
+  const { saver, fence, startsEmpty } = fencedSaver(translatingErrors(pool, oneStatement));
+  const translated = (writes: Promise<void>) => writes.catch((err: unknown) => Promise.reject(queryFailure(pool, err)));
+  /** Held writes land before anything else reads or changes the thread's checkpoints. */
+  const written = (threadId: string) => translated(held.flushThread(threadId));
 
   /** One statement, atomic as the three-DELETE transaction it replaced: one round trip instead of five. */
   async function deleteThread(threadId: string): Promise<void> {
+    held.dropThread(threadId);
     await query(pool, `WITH ${threadCheckpointDeletes("$1")} SELECT 1`, [threadId]);
   }
 
@@ -138,11 +144,17 @@ function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
 
   return {
     saver,
-    fenceRun: fence,
+    async fenceRun(runId) {
+      await fence(runId);
+      await translated(held.release(runId, true));
+    },
     startsEmpty,
+    holdWrites: (runId) => held.hold(runId),
+    releaseWrites: (runId, keep) => translated(held.release(runId, keep)),
     deleteThread,
 
     async copyThread(fromThreadId, toThreadId) {
+      await written(fromThreadId);
       await transaction(pool, async (client) => {
         await query(
           client,
@@ -169,6 +181,7 @@ function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
     },
 
     async deleteRun(threadId, runId) {
+      await written(threadId);
       const { rows } = await query<{ id: string | null }>(
         pool,
         "SELECT MIN(checkpoint_id) AS id FROM checkpoints WHERE thread_id = $1 AND metadata ->> 'run_id' = $2",
@@ -178,10 +191,12 @@ function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
     },
 
     async deleteBefore(threadId, checkpointId) {
+      await written(threadId);
       await deleteWhere(threadId, "<", checkpointId);
     },
 
     async latestCheckpointId(threadId) {
+      await written(threadId);
       const { rows } = await query<{ checkpoint_id: string }>(
         pool,
         "SELECT checkpoint_id FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",

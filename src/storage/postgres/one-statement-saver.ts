@@ -4,24 +4,48 @@
 // run cost 24 round trips in them. Here a put or putWrites is a job of rows that goes in one
 // statement, alone or grouped with concurrent runs' jobs (checkpoint-write-groups.ts); a single
 // statement is atomic as the transaction was. Rows, columns, conflict rules and serialisation are
-// the saver's own (its _dump* methods), so everything it reads back is unchanged.
+// the saver's own (its _dump* methods), so everything it reads back is unchanged. A stateless run's
+// jobs may be held back a moment (held-checkpoint-writes.ts); a read of their thread writes them first.
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { WRITES_IDX_MAP, type ChannelVersions, type Checkpoint, type CheckpointMetadata, type PendingWrite } from "@langchain/langgraph-checkpoint";
+import {
+  WRITES_IDX_MAP,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  type PendingWrite,
+} from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
-import { checkpointWriteGroups, type CheckpointJob, type WriteRow } from "./checkpoint-write-groups.js";
+import { checkpointWriteGroups, type WriteRow } from "./checkpoint-write-groups.js";
+import { heldCheckpointWrites, type HeldCheckpointWrites } from "./held-checkpoint-writes.js";
 
 export class OneStatementPostgresSaver extends PostgresSaver {
-  private readonly write: (job: CheckpointJob) => Promise<void>;
+  readonly held: HeldCheckpointWrites;
 
   constructor(pool: pg.Pool, schema: string) {
     super(pool, undefined, { schema });
     const qualified = (name: string) => `"${schema}".${name}`;
-    this.write = checkpointWriteGroups(pool, {
-      checkpoints: qualified("checkpoints"),
-      blobs: qualified("checkpoint_blobs"),
-      writes: qualified("checkpoint_writes"),
-    });
+    this.held = heldCheckpointWrites(
+      checkpointWriteGroups(pool, {
+        checkpoints: qualified("checkpoints"),
+        blobs: qualified("checkpoint_blobs"),
+        writes: qualified("checkpoint_writes"),
+      }),
+    );
+  }
+
+  override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    await this.held.flushThread(threadOf(config));
+    return super.getTuple(config);
+  }
+
+  override async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    const threadId = config.configurable?.thread_id;
+    if (typeof threadId === "string") await this.held.flushThread(threadId);
+    else if (threadId === undefined) await this.held.flushAll();
+    yield* super.list(config, options);
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
@@ -31,7 +55,7 @@ export class OneStatementPostgresSaver extends PostgresSaver {
       this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
       this._dumpMetadata(metadata),
     ]);
-    await this.write({
+    await this.held.submit(runOf(config), {
       threadId: thread_id,
       blobs,
       checkpoint: [thread_id, checkpoint_ns, checkpoint.id, checkpoint_id, this._dumpCheckpoint(checkpoint), serializedMetadata],
@@ -49,6 +73,13 @@ export class OneStatementPostgresSaver extends PostgresSaver {
     // when replacing and the first one otherwise; one INSERT may not touch a row twice, so only that one goes.
     const byKey = new Map<number, WriteRow>();
     for (const row of dumped) if (replace || !byKey.has(row[4])) byKey.set(row[4], row as WriteRow);
-    await this.write({ threadId: configurable.thread_id, writes: { rows: [...byKey.values()], replace } });
+    await this.held.submit(runOf(config), { threadId: configurable.thread_id, writes: { rows: [...byKey.values()], replace } });
   }
+}
+
+const threadOf = (config: RunnableConfig): string => String(config.configurable?.thread_id);
+
+function runOf(config: RunnableConfig): string | undefined {
+  const runId = config.configurable?.run_id;
+  return typeof runId === "string" ? runId : undefined;
 }

@@ -83,6 +83,9 @@ export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
     saver,
     fenceRun: fence,
     startsEmpty,
+    // A write here is a local transaction, not a round trip: nothing is worth holding back.
+    holdWrites: () => {},
+    releaseWrites: () => Promise.resolve(),
     async deleteThread(threadId) {
       deleteThread.immediate(threadId);
     },
