@@ -48,6 +48,8 @@ export interface ExecutionContext {
    * waits (see docs/decisions.md for what that cost).
    */
   unresumableRetainMs: number;
+  /** Called once the graph has stopped, before the outcome is recorded. */
+  executed?: () => void;
   /** Absent with http.disable_webhooks; `recorded` wakes the delivery loop after a webhook was written. */
   webhooks?: { recorded: () => void };
 }
@@ -199,6 +201,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     clearTimeout(timer);
     stopListening();
   }
+  ctx.executed?.();
   await emitted.settled();
   if (handedOff) {
     // The log stays open: readers keep waiting, and the next attempt continues it from the checkpoints written here.

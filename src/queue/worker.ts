@@ -34,8 +34,16 @@ interface ActiveRun {
   action?: CancelAction;
   /** Set when shutdown's grace period ran out: the run goes back to the queue, not to an outcome. */
   handOff?: boolean;
+  /** Until its graph has stopped: then only its outcome is being recorded, and its slot is free. */
+  executing: boolean;
   done: Promise<void>;
 }
+
+/**
+ * Runs recording their outcome hold no slot, but at most this many per slot: a database slow to
+ * take outcomes slows the claims down instead of piling finished runs up in memory.
+ */
+const RECORDING_PER_SLOT = 1;
 
 export interface StopOptions {
   graceMs: number;
@@ -45,6 +53,8 @@ export interface StopOptions {
 
 export class Worker {
   private readonly active = new Map<string, ActiveRun>();
+  /** Runs in `active` whose graph is still going. */
+  private executing = 0;
   /** Slots held by runs being created on this process (see RunSlot). */
   private reserved = 0;
   /** Claiming, from start() until shutdown or stopClaiming(). */
@@ -56,6 +66,8 @@ export class Worker {
     (err) => this.deps.log[isUnavailable(err) ? "debug" : "warn"]("claiming runs failed; will retry at the next poll", { err }),
   );
   private wakeTimer: NodeJS.Timeout | null = null;
+  /** The last pass took a run for every free slot: more may be due, so the next claims without a read first. */
+  private backlog = false;
   /** Wake-ups from outside a run's end: bus messages, polls, timers, released slots. */
   private wakes = 0;
   /**
@@ -118,7 +130,7 @@ export class Worker {
 
   /** A free slot for a run created here, or undefined when every slot is taken or the worker stops. */
   reserve(): RunSlot | undefined {
-    if (!this.started || this.stopping || this.active.size + this.reserved >= this.options.concurrency) return undefined;
+    if (!this.started || this.stopping || this.freeSlots() <= 0) return undefined;
     this.reserved += 1;
     let held = true;
     const settle = () => {
@@ -202,21 +214,36 @@ export class Worker {
     const { storage } = this.deps;
     const wakes = this.wakes;
     this.idleSince = null;
+    const due = (at: Date | null) => at !== null && at.getTime() <= Date.now();
     // One read says whether any run is due before a claim opens a write transaction; most wake-ups
-    // (a run of this worker ending, say) find nothing to do.
-    let next = await storage.runs.nextAvailableAt();
-    if (next !== null && next.getTime() <= Date.now()) {
-      let claimed = false;
-      while (!this.stopping && this.active.size + this.reserved < this.options.concurrency) {
-        const run = await storage.runs.claim(this.options.workerId, this.options.leaseMs, new Date());
-        if (!run) break;
-        this.launch(run);
-        claimed = true;
+    // (a run of this worker ending, say) find nothing to do. Not after a pass that filled every
+    // slot: runs were likely left waiting, and the claim itself says whether any is.
+    let next = this.backlog ? undefined : await storage.runs.nextAvailableAt();
+    this.backlog = false;
+    if (next === undefined || due(next)) {
+      // Every free slot in one claim: under a backlog, claiming one run per round trip was what
+      // bounded a replica's throughput (docs/benchmarks.md).
+      let claimed = 0;
+      let free = this.freeSlots();
+      for (; free > 0 && !this.stopping; free = this.freeSlots()) {
+        const runs = await storage.runs.claim(this.options.workerId, this.options.leaseMs, new Date(), free);
+        for (const run of runs) this.launch(run);
+        claimed += runs.length;
+        if (runs.length < free) break;
       }
-      if (claimed) next = await storage.runs.nextAvailableAt();
+      if (free <= 0 && !this.stopping) {
+        this.backlog = true;
+        return;
+      }
+      if (claimed > 0 || next === undefined) next = await storage.runs.nextAvailableAt();
     }
-    if (next === null || next.getTime() > Date.now()) this.idleSince = wakes;
-    this.scheduleNextDelayed(next);
+    if (!due(next!)) this.idleSince = wakes;
+    this.scheduleNextDelayed(next!);
+  }
+
+  private freeSlots(): number {
+    const { concurrency } = this.options;
+    return Math.min(concurrency - this.executing, (1 + RECORDING_PER_SLOT) * concurrency - this.active.size) - this.reserved;
   }
 
   private launch(run: ClaimedRun): void {
@@ -224,7 +251,15 @@ export class Worker {
     // worker while the run still executes here: the claim renewed the lease, the execution goes on.
     if (this.active.has(run.run_id)) return;
     const controller = new AbortController();
-    const entry: ActiveRun = { controller, done: Promise.resolve() };
+    const entry: ActiveRun = { controller, executing: true, done: Promise.resolve() };
+    this.executing += 1;
+    // A run's slot is for its graph: recording its outcome (a few round trips) frees it for the next run.
+    const executed = (wake: boolean) => {
+      if (!entry.executing) return;
+      entry.executing = false;
+      this.executing -= 1;
+      if (wake) this.wakeAfterTurn();
+    };
     if (run.cancel_action) {
       entry.action = run.cancel_action;
       controller.abort();
@@ -241,21 +276,29 @@ export class Worker {
       handingOff: () => entry.handOff === true,
       timeoutMs: this.options.timeoutMs,
       unresumableRetainMs: this.options.unresumableRetainMs,
+      executed: () => executed(true),
       ...(this.deps.webhooks ? { webhooks: this.deps.webhooks } : {}),
     })
       .catch((err: unknown) =>
         isUnavailable(err) ? this.requeueAfterOutage(run, err) : this.deps.log.error("run execution failed unexpectedly", { run_id: run.run_id, err }),
       )
       .finally(() => {
+        executed(false);
         this.active.delete(run.run_id);
-        // After this turn's work: the run's waiting client gets its answer before the queue is read.
-        // Nothing to read when no run was due at the last read and no wake-up came since: a run
-        // created pending since then published one (a lost one costs a poll, as ever).
-        setImmediate(() => {
-          if (this.idleSince !== this.wakes) this.claims.wake();
-        });
+        this.wakeAfterTurn();
       });
     this.active.set(run.run_id, entry);
+  }
+
+  /**
+   * A slot came free. After this turn's work: the run's waiting client gets its answer before the
+   * queue is read. Nothing to read when no run was due at the last read and no wake-up came since:
+   * a run created pending since then published one (a lost one costs a poll, as ever).
+   */
+  private wakeAfterTurn(): void {
+    setImmediate(() => {
+      if (!this.stopping && this.idleSince !== this.wakes) this.claims.wake();
+    });
   }
 
   /**

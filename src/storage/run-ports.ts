@@ -115,10 +115,12 @@ export interface RunRepo {
   /** Deletes a run that is not pending or running; "active" when it is, null when it is missing. */
   delete(runId: string, threadId?: string, auth?: AuthFilter): Promise<"deleted" | "active" | null>;
   /**
-   * Claims the oldest eligible pending run: available now, first in its thread's queue, and on a
-   * thread with no running run. Marks it running under a lease for `workerId` and counts the attempt.
+   * Claims up to `limit` of the oldest eligible pending runs, oldest first: available now, first in
+   * their thread's queue, and on a thread with no running run (so at most one per thread). Marks
+   * each running under a lease for `workerId` and counts the attempt. One call, whatever the
+   * limit: a worker with several free slots fills them in one round trip.
    */
-  claim(workerId: string, leaseMs: number, now: Date): Promise<ClaimedRun | null>;
+  claim(workerId: string, leaseMs: number, now: Date, limit: number): Promise<ClaimedRun[]>;
   /** Extends the leases of runs this worker holds; returns their pending cancel requests. */
   heartbeat(workerId: string, runIds: string[], leaseMs: number, now: Date): Promise<Map<string, CancelAction>>;
   /** Records the outcome of a running run held by `workerId`; false when the lease was lost. */

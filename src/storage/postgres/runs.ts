@@ -377,24 +377,26 @@ export function postgresRuns(pool: Pool): RunRepo {
       return status === "pending" || status === "running" ? "active" : "deleted";
     },
 
-    async claim(workerId, leaseMs, now) {
-      // One statement. The oldest eligible run and its thread row are locked FOR UPDATE SKIP LOCKED:
+    async claim(workerId, leaseMs, now, limit) {
+      // One statement. The oldest eligible runs and their thread rows are locked FOR UPDATE SKIP LOCKED:
       // two claimers never take the same run, and a claimer passes over a thread that another
       // claimer, an enqueue or a cancel is working on. A second run of a thread cannot start either:
       // a run leaves 'pending' only by a write to its own row, and a claimer whose snapshot predates
       // that write re-reads the row when locking it (READ COMMITTED re-checks the WHERE on the newest
       // version) and drops it, while in that same snapshot the dropped run still bars the thread's
       // later runs ("first pending by seq"). The unique index runs_one_running_per_thread backs this.
+      // Only a thread's first pending run is eligible, so the runs one statement picks are on
+      // different threads.
       const { rows } = await query<RunRow>(
         pool,
         `WITH picked AS (
-           SELECT r.run_id, r.thread_id
+           SELECT r.run_id, r.thread_id, r.available_at, r.seq
            FROM runs r JOIN threads t ON t.thread_id = r.thread_id
            WHERE r.status = 'pending' AND r.available_at <= $3
              AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
              AND NOT EXISTS (SELECT 1 FROM runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
            ORDER BY r.available_at, r.seq
-           LIMIT 1
+           LIMIT $4
            FOR UPDATE OF r, t SKIP LOCKED
          ), claimed AS (
            UPDATE runs r SET status = 'running', lease_owner = $1, lease_until = $2, attempt = r.attempt + 1, updated_at = $3
@@ -403,10 +405,10 @@ export function postgresRuns(pool: Pool): RunRepo {
          ), busy AS (
            UPDATE threads t SET status = 'busy', updated_at = $3 FROM picked WHERE t.thread_id = picked.thread_id
          )
-         SELECT * FROM claimed`,
-        [workerId, new Date(now.getTime() + leaseMs), now],
+         SELECT c.* FROM claimed c JOIN picked p ON p.run_id = c.run_id ORDER BY p.available_at, p.seq`,
+        [workerId, new Date(now.getTime() + leaseMs), now, limit],
       );
-      return rows[0] ? rowToClaimed(rows[0]) : null;
+      return rows.map(rowToClaimed);
     },
 
     async heartbeat(workerId, runIds, leaseMs, now) {

@@ -203,7 +203,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     return created;
   });
 
-  const claim = db.transaction((workerId: string, leaseMs: number, now: Date): ClaimedRun | null => {
+  const claimOne = (workerId: string, leaseMs: number, now: Date): ClaimedRun | null => {
     const stamp = now.toISOString();
     const candidate = sql(
       `SELECT r.run_id FROM runs r
@@ -223,6 +223,16 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     const row = getRow.get(candidate.run_id) as RunRow;
     sql("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(stamp, row.thread_id);
     return rowToClaimed(row);
+  };
+  // One transaction: each pick sees the ones before it, so no thread gets two running runs.
+  const claim = db.transaction((workerId: string, leaseMs: number, now: Date, limit: number): ClaimedRun[] => {
+    const claimed: ClaimedRun[] = [];
+    while (claimed.length < limit) {
+      const run = claimOne(workerId, leaseMs, now);
+      if (!run) break;
+      claimed.push(run);
+    }
+    return claimed;
   });
 
   const finish = db.transaction((runId: string, workerId: string, outcome: RunOutcome): boolean => {
@@ -337,8 +347,8 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       sql("DELETE FROM runs WHERE run_id = ?").run(runId);
       return "deleted";
     },
-    async claim(workerId, leaseMs, now) {
-      return claim.immediate(workerId, leaseMs, now);
+    async claim(workerId, leaseMs, now, limit) {
+      return claim.immediate(workerId, leaseMs, now, limit);
     },
     async heartbeat(workerId, runIds, leaseMs, now) {
       const out = new Map<string, CancelAction>();

@@ -151,8 +151,7 @@ await describeWithPostgres("the one-statement PostgreSQL saver", () => {
       await new PostgresSaver(pool, undefined, { schema }).setup();
       const ours = new OneStatementPostgresSaver(pool, schema);
       const expected = await rows(schemas.official);
-      const written = async (thread: string) =>
-        Number((await pool.query("SELECT count(*) AS n FROM checkpoints WHERE thread_id = $1", [thread])).rows[0].n);
+      const written = async (thread: string) => Number((await pool.query("SELECT count(*) AS n FROM checkpoints WHERE thread_id = $1", [thread])).rows[0].n);
       const config = (thread: string) => ({ configurable: { thread_id: thread, checkpoint_ns: "" } });
 
       // Kept: the same rows as the official saver's, in the same order of writes.

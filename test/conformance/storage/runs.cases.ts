@@ -52,8 +52,8 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     return result.run;
   }
 
-  async function claim(storage: Storage, now = new Date(), worker = WORKER): Promise<ClaimedRun | null> {
-    return storage.runs.claim(worker, LEASE_MS, now);
+  async function claim(storage: Storage, now = new Date(), worker = WORKER, leaseMs = LEASE_MS): Promise<ClaimedRun | null> {
+    return (await storage.runs.claim(worker, leaseMs, now, 1))[0] ?? null;
   }
 
   async function statusOf(storage: Storage, runId: string): Promise<RunStatus | undefined> {
@@ -365,6 +365,28 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect(await statusOf(s, blocked.run_id)).toBe("pending");
   });
 
+  fresh("claims several runs in one call, oldest first and at most one per thread, up to the limit", async (s) => {
+    const base = Date.now() - 60 * SECOND;
+    const busy = await thread(s);
+    const first = await enqueue(s, newRun(busy, { available_at: new Date(base) }));
+    const behind = await enqueue(s, newRun(busy, { available_at: new Date(base) }));
+    const later = await enqueue(s, newRun(await thread(s), { available_at: new Date(base + 2 * SECOND) }));
+    const early = await enqueue(s, newRun(await thread(s), { available_at: new Date(base + SECOND) }));
+    const notYet = await enqueue(s, newRun(await thread(s), { available_at: new Date(Date.now() + 60 * SECOND) }));
+
+    const claimed = await s.runs.claim(WORKER, LEASE_MS, new Date(), 10);
+    expect(claimed.map((r) => r.run_id)).toEqual([first.run_id, early.run_id, later.run_id]);
+    expect(claimed.every((r) => r.attempt === 1)).toBe(true);
+    expect(await statusOf(s, behind.run_id)).toBe("pending");
+    expect(await statusOf(s, notYet.run_id)).toBe("pending");
+    expect(await s.runs.claim(WORKER, LEASE_MS, new Date(), 10)).toEqual([]);
+
+    await s.runs.finish(first.run_id, WORKER, success);
+    const more = await enqueue(s, newRun(await thread(s)));
+    expect((await s.runs.claim(WORKER, LEASE_MS, new Date(), 1)).map((r) => r.run_id)).toEqual([behind.run_id]);
+    expect((await s.runs.claim(WORKER, LEASE_MS, new Date(), 1)).map((r) => r.run_id)).toEqual([more.run_id]);
+  });
+
   fresh("starts a thread's runs in arrival order even when a later one is available sooner", async (s) => {
     const threadId = await thread(s);
     const now = Date.now();
@@ -433,8 +455,8 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     const mine = await enqueue(s, newRun(await thread(s)));
     const theirs = await enqueue(s, newRun(await thread(s)));
     const now = Date.now();
-    expect((await s.runs.claim(WORKER, SECOND, new Date(now)))?.run_id).toBe(mine.run_id);
-    expect((await s.runs.claim("someone-else", SECOND, new Date(now)))?.run_id).toBe(theirs.run_id);
+    expect((await claim(s, new Date(now), WORKER, SECOND))?.run_id).toBe(mine.run_id);
+    expect((await claim(s, new Date(now), "someone-else", SECOND))?.run_id).toBe(theirs.run_id);
 
     expect(await s.runs.heartbeat(WORKER, [mine.run_id, theirs.run_id], 60 * SECOND, new Date(now))).toEqual(new Map());
     expect(await s.runs.recoverExpired(new Date(now + 30 * SECOND), 3)).toEqual({ requeued: 1, failed: 0 });
@@ -619,7 +641,7 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     const threadId = await thread(s);
     const run = await enqueue(s, newRun(threadId));
     const now = Date.now();
-    await s.runs.claim("lost-worker", SECOND, new Date(now));
+    await claim(s, new Date(now), "lost-worker", SECOND);
 
     expect(await s.runs.recoverExpired(new Date(now + 500), 3)).toEqual({ requeued: 0, failed: 0 });
     expect(await s.runs.recoverExpired(new Date(now + 2 * SECOND), 3)).toEqual({ requeued: 1, failed: 0 });
@@ -627,7 +649,7 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect(await threadStatus(s, threadId)).toBe("busy");
     expect(await s.runs.finish(run.run_id, "lost-worker", success)).toBe(false);
 
-    const again = await s.runs.claim(WORKER, LEASE_MS, new Date(now + 3 * SECOND));
+    const again = await claim(s, new Date(now + 3 * SECOND), WORKER, LEASE_MS);
     expect(again).toMatchObject({ run_id: run.run_id, attempt: 2 });
     expect(await s.runs.finish(run.run_id, WORKER, success)).toBe(true);
   });
@@ -636,25 +658,25 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     const threadId = await thread(s);
     const run = await enqueue(s, newRun(threadId));
     const now = Date.now();
-    await s.runs.claim("stopping-worker", LEASE_MS, new Date(now));
+    await claim(s, new Date(now), "stopping-worker", LEASE_MS);
 
     expect(await s.runs.release(run.run_id, "someone-else", new Date(now + 1))).toBe(false);
     expect(await s.runs.release(run.run_id, "stopping-worker", new Date(now + 1))).toBe(true);
     expect(await statusOf(s, run.run_id)).toBe("pending");
     expect(await threadStatus(s, threadId)).toBe("busy");
     expect(await s.runs.release(run.run_id, "stopping-worker", new Date(now + 2))).toBe(false);
-    expect(await s.runs.claim(WORKER, LEASE_MS, new Date(now + 3))).toMatchObject({ run_id: run.run_id, attempt: 2 });
+    expect(await claim(s, new Date(now + 3), WORKER, LEASE_MS)).toMatchObject({ run_id: run.run_id, attempt: 2 });
   });
 
   fresh("takes back a lease that has not run out when told to, and makes the run claimable at once", async (s) => {
     const threadId = await thread(s);
     const run = await enqueue(s, newRun(threadId));
     const now = Date.now();
-    await s.runs.claim("previous-process", LEASE_MS, new Date(now));
+    await claim(s, new Date(now), "previous-process", LEASE_MS);
 
     expect(await s.runs.recoverExpired(new Date(now), 3, new Date(now + 2 * LEASE_MS))).toEqual({ requeued: 1, failed: 0 });
     expect(await statusOf(s, run.run_id)).toBe("pending");
-    expect(await s.runs.claim(WORKER, LEASE_MS, new Date(now + 1))).toMatchObject({ run_id: run.run_id, attempt: 2 });
+    expect(await claim(s, new Date(now + 1), WORKER, LEASE_MS)).toMatchObject({ run_id: run.run_id, attempt: 2 });
   });
 
   fresh("fails a run lost as many times as attempts allow, marking its thread errored", async (s) => {
@@ -664,7 +686,7 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     let now = Date.now();
     const results: Array<{ requeued: number; failed: number }> = [];
     for (let attempt = 1; attempt <= 2; attempt++) {
-      expect(await s.runs.claim("lost-worker", SECOND, new Date(now))).toMatchObject({ run_id: run.run_id, attempt });
+      expect(await claim(s, new Date(now), "lost-worker", SECOND)).toMatchObject({ run_id: run.run_id, attempt });
       now += 2 * SECOND;
       results.push(await s.runs.recoverExpired(new Date(now), 2));
     }

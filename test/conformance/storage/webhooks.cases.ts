@@ -28,7 +28,7 @@ async function runningRun(storage: Storage): Promise<string> {
     available_at: new Date(Date.now() - 1_000),
   };
   await storage.runs.enqueue(run, { threadMetadata: {}, multitask: "enqueue" });
-  const claimed = await storage.runs.claim("worker-1", LEASE_MS, new Date());
+  const [claimed] = await storage.runs.claim("worker-1", LEASE_MS, new Date(), 1);
   if (claimed?.run_id !== run.run_id) throw new Error("the run was not claimed");
   return run.run_id;
 }
