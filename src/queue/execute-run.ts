@@ -202,8 +202,12 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     stopListening();
   }
   ctx.executed?.();
-  await emitted.settled();
+  // The outcome is recorded while the run's last appends are still landing: the log's end, which
+  // readers wait for, is written after both (the log keeps one key's writes in order).
+  const appended = emitted.settled();
+  appended.catch(() => {});
   if (handedOff) {
+    await appended;
     // The log stays open: readers keep waiting, and the next attempt continues it from the checkpoints written here.
     await storage.checkpoints.releaseWrites(run.run_id, true);
     const released = await storage.runs.release(run.run_id, ctx.workerId, new Date());
@@ -220,7 +224,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   await protocol?.end(finished);
   const webhook = ctx.webhooks ? webhookDelivery({ run, outcome: finished, startedAt: new Date(run.updated_at), endedAt: new Date() }) : undefined;
   if (webhook) outcome.webhook = webhook;
-  const recorded = await storage.runs.finish(run.run_id, ctx.workerId, outcome);
+  const [, recorded] = await Promise.all([appended, storage.runs.finish(run.run_id, ctx.workerId, outcome)]);
   if (!recorded) runLog.warn("run outcome not recorded: the lease was lost to another worker");
   else if (outcome.webhook) ctx.webhooks?.recorded();
   await events.end(run.run_id, kwargs.resumable ? {} : { retainMs: ctx.unresumableRetainMs });
