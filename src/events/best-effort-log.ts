@@ -27,5 +27,6 @@ export function bestEffortWrites(events: RunEventLog, log: Logger): RunEventLog 
     read: (key, options) => events.read(key, options),
     has: (key) => guard("has", key, events.has(key), false),
     last: (key) => guard("last", key, events.last(key), undefined),
+    writeHere: (key) => events.writeHere(key),
   };
 }

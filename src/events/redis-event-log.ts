@@ -7,6 +7,12 @@
 // Writes to one log go out one script call at a time, in call order; appends made while a call is
 // in flight wait and then go together in the next one (group commit). A writer that does not await
 // each append (a run emitting thousands of events) so costs one round trip per batch, not per event.
+//
+// A log written by this process (writeHere: a run executing here) hands each batch it wrote to the
+// readers here as it is, with the id it follows, as the channel would: they subscribe to nothing
+// and parse nothing, and the channel's copy goes to the other replicas only. When the writer stops
+// without ending the log (the run went to another worker), those readers subscribe after all and
+// read what they missed from the stream.
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { invalid } from "../errors.js";
@@ -56,7 +62,8 @@ return 1`;
 
 // KEYS: meta, stream, also-meta, also-stream (the log's own again when there is none).
 // ARGV: maxEvents, retentionMs, openTtlMs, channel, also-channel ('' for none), ifOpen, then per
-// event: whether it also goes to the other log ('1'/'0'), its name, its data. Returns the ids.
+// event: whether it also goes to the other log ('1'/'0'), its name, its data. Returns the id the
+// batch follows ('' for none), then the ids; nothing when ifOpen found no open log.
 // A key nobody opened becomes an idle-expiring resumable log, as in the in-process log.
 // Each log's channel gets the batch itself with the id it follows (`last` in the hash), so a
 // reader that is up to date takes it from there instead of reading the stream again.
@@ -99,10 +106,12 @@ for i = 7, #ARGV, 3 do
 end
 written(KEYS[1], KEYS[2], ARGV[4], prev, entries, ids[#ids])
 if alsoLast then written(KEYS[3], KEYS[4], ARGV[5], alsoPrev, alsoEntries, alsoLast) end
+table.insert(ids, 1, prev or '')
 return ids`;
 
 // KEYS: meta, stream. ARGV: retentionMs, channel.
 // The channel hears the id the end follows: a reader that has read up to it is done, unread.
+// Returns that id ('' when unknown), or 0 for a log that had ended already.
 const END = `
 if redis.call('HGET', KEYS[1], 'ended') ~= '0' then return 0 end
 redis.call('HSET', KEYS[1], 'ended', '1')
@@ -111,7 +120,7 @@ redis.call('PEXPIRE', KEYS[2], ARGV[1])
 local last = redis.call('HGET', KEYS[1], 'last')
 if not last and redis.call('XLEN', KEYS[2]) == 0 then last = '0-0' end
 if last then redis.call('PUBLISH', ARGV[2], '{"p":"' .. last .. '","b":[],"end":1}') else redis.call('PUBLISH', ARGV[2], 'end') end
-return 1`;
+return last or ''`;
 
 // KEYS: meta, stream. Where a new reader starts: the log's flags and its newest id.
 const ATTACH = `
@@ -134,6 +143,21 @@ interface Pending {
   also: boolean;
   resolve(id: string): void;
   reject(err: unknown): void;
+}
+
+/** A batch as a log's channel carries it: the id it follows, its events, whether the log ended after them. */
+interface Batch {
+  prev: string;
+  entries: BatchEntry[];
+  end: boolean;
+}
+
+/** A reader on this process of a log this process writes. */
+interface LocalReader {
+  /** A batch, or "end" for an end whose position is unknown. */
+  hear(batch: Batch | "end"): void;
+  /** The writer stopped without ending the log. */
+  gone(): void;
 }
 
 /** A write waiting its turn on its log: a batch of appends, or another script call. */
@@ -161,6 +185,11 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
 
   // Per log, the writes not yet sent, oldest first; a log is listed while one of its writes is in flight.
   const queues = new Map<string, Write[]>();
+  // Logs this process writes, with their readers here.
+  const writers = new Map<string, Set<LocalReader>>();
+  const hearLocally = (key: string, batch: Batch | "end") => {
+    for (const reader of writers.get(key) ?? []) reader.hear(batch);
+  };
 
   const drain = async (key: string, queue: Write[]) => {
     for (let write = queue.shift(); write; write = queue.shift()) {
@@ -197,8 +226,11 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
     ];
     for (const one of batch) args.push(one.also ? "1" : "0", one.event.event, one.data);
     try {
-      const ids = (await appendScript(...args)) as string[];
+      const [prev, ...ids] = (await appendScript(...args)) as string[];
       batch.forEach((one, i) => one.resolve(ids[i] ?? ""));
+      if (prev !== undefined && ids.length === batch.length && writers.get(key)?.size) {
+        hearLocally(key, { prev, entries: batch.map((one, i): BatchEntry => [ids[i]!, one.event.event, one.event.data]), end: false });
+      }
     } catch (err) {
       const failure = (err as Error).message.includes("GANTRY_LOG_ENDED") ? new Error(`Event log ${key} has ended; open() it again before appending`) : err;
       for (const one of batch) one.reject(failure);
@@ -221,10 +253,33 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
     let stale = true;
     let wake: (() => void) | undefined;
     const inbox = batchInbox();
-    const unlisten = await channels.listen(channel(key), (message) => {
-      if (!inbox.add(message)) stale = true;
+    const hear = (batch: Batch | "end") => {
+      if (batch === "end" || !inbox.add(batch)) stale = true;
       wake?.();
-    });
+    };
+    const subscribe = () => channels.listen(channel(key), (message) => hear(message.startsWith("{") ? parseBatch(message) : "end"));
+    let unlisten: () => void;
+    let left = false;
+    const local = writers.get(key);
+    if (local) {
+      const reader: LocalReader = {
+        hear,
+        gone() {
+          local.delete(reader);
+          void subscribe().then((stop) => {
+            if (left) return stop();
+            unlisten = stop;
+            // What the next writer wrote before the subscription took is in the stream.
+            stale = true;
+            wake?.();
+          });
+        },
+      };
+      local.add(reader);
+      unlisten = () => local.delete(reader);
+    } else {
+      unlisten = await subscribe();
+    }
     const onAbort = () => wake?.();
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
@@ -276,6 +331,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
         if (position.idle) await commands.pipeline().pexpire(metaKey(key), retentionMs).pexpire(streamKey(key), retentionMs).exec();
       }
     } finally {
+      left = true;
       signal?.removeEventListener("abort", onAbort);
       unlisten();
     }
@@ -315,8 +371,23 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
 
     end(key, endOptions) {
       return inTurn(key, async () => {
-        await endScript(metaKey(key), streamKey(key), Math.min(endOptions?.retainMs ?? retentionMs, retentionMs), channel(key));
+        const last = (await endScript(metaKey(key), streamKey(key), Math.min(endOptions?.retainMs ?? retentionMs, retentionMs), channel(key))) as
+          | string
+          | number;
+        if (typeof last === "string") hearLocally(key, last === "" ? "end" : { prev: last, entries: [], end: true });
+        // Ended: nothing more will be written here, and the readers here have heard the end.
+        writers.delete(key);
       });
+    },
+
+    writeHere(key) {
+      const readers = new Set<LocalReader>();
+      writers.set(key, readers);
+      return () => {
+        if (writers.get(key) !== readers) return;
+        writers.delete(key);
+        for (const reader of [...readers]) reader.gone();
+      };
     },
 
     read(key, { after, signal }) {
@@ -346,20 +417,18 @@ type BatchEntry = [id: string, event: string, data: unknown];
  * drops them and reads the stream instead.
  */
 function batchInbox() {
-  let batches: Array<{ prev: string; entries: BatchEntry[]; end: boolean }> = [];
+  let batches: Batch[] = [];
   let held = 0;
   return {
-    /** False for a message that is no batch or end ('open', a bare id from an older replica) and for a batch dropped. */
-    add(message: string): boolean {
-      if (!message.startsWith("{")) return false;
-      const { p, b, end } = JSON.parse(message) as { p: string; b: BatchEntry[]; end?: 1 };
-      if (held + b.length > INBOX_EVENTS) {
+    /** False for a batch dropped. */
+    add(batch: Batch): boolean {
+      if (held + batch.entries.length > INBOX_EVENTS) {
         batches = [];
         held = 0;
         return false;
       }
-      batches.push({ prev: p, entries: b, end: end === 1 });
-      held += b.length;
+      batches.push(batch);
+      held += batch.entries.length;
       return true;
     },
     /** Whether batches are held that do not continue from where the reader is (a gap before them). */
@@ -379,6 +448,12 @@ function batchInbox() {
       return undefined;
     },
   };
+}
+
+/** A channel message that is a batch (one that is not: 'open', 'end', a bare id from an older replica, makes the reader read the stream). */
+function parseBatch(message: string): Batch {
+  const { p, b, end } = JSON.parse(message) as { p: string; b: BatchEntry[]; end?: 1 };
+  return { prev: p, entries: b, end: end === 1 };
 }
 
 function compareIds(a: string, b: string): number {

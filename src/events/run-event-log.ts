@@ -94,6 +94,13 @@ export interface RunEventLog {
   has(key: string): Promise<boolean>;
   /** The newest event held, if any: where a log's next writer continues from (the protocol's `seq`). */
   last(key: string): Promise<StoredEvent | undefined>;
+  /**
+   * This process is the log's writer (a run executing here) until it ends the log or calls the
+   * result: readers here may take its events straight from the writes instead of through the
+   * shared store, and go back to the store when the writer stops without ending the log (a run
+   * handed to another worker).
+   */
+  writeHere(key: string): () => void;
 }
 
 export interface MemoryEventLogOptions {
@@ -260,6 +267,8 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
       });
     },
 
+    // Every reader already takes events from memory here.
+    writeHere: () => () => {},
     async has(key) {
       return find(key) !== undefined;
     },

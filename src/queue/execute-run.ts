@@ -65,6 +65,17 @@ export class RunTimeoutError extends Error {
 }
 
 export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
+  // Readers of the run on this process take its events from here until it ends its log (or stops
+  // without: handed to another worker, or the database went away).
+  const stopWriting = ctx.events.writeHere(run.run_id);
+  try {
+    await execute(run, ctx);
+  } finally {
+    stopWriting();
+  }
+}
+
+async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
   const { storage, log } = ctx;
   const { kwargs } = run;
   const threadId = run.thread_id;

@@ -61,6 +61,24 @@ export function eventLogCases(backend: () => EventBackend): void {
     expect((await reading).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
+  it("gives readers of a log written here every event once, in order, and the end", async () => {
+    const { log } = backend();
+    const k = key();
+    const stopWriting = log.writeHere(k);
+    await log.open(k, { resumable: true });
+    const early = collect(log.read(k, { after: "-1" }));
+    const writes: Array<Promise<string>> = [];
+    for (let i = 0; i < 300; i++) writes.push(log.append(k, { event: "custom", data: { i } }));
+    const late = collect(log.read(k, { after: "-1" }));
+    for (let i = 300; i < 600; i++) writes.push(log.append(k, { event: "custom", data: { i } }));
+    await log.end(k);
+    stopWriting();
+    const ids = await Promise.all(writes);
+    const expected = ids.map((id, i) => ({ id, event: "custom", data: { i } }));
+    expect(await early).toEqual(expected);
+    expect(await late).toEqual(expected);
+  });
+
   it("lets a reader stop with its signal while the log is still open", async () => {
     const { log } = backend();
     const k = key();
