@@ -49,15 +49,13 @@ export function runSignals(deps: RunSignalDeps): RunSignals {
   const { events, bus, worker, log } = deps;
   return {
     async created(run, claimed) {
-      // Together: a worker woken before the log is open opens it itself (execute-run.ts), and the
-      // creator's readers start once both are done.
-      await Promise.all([
-        events.open(run.run_id, { resumable: true }),
-        // A lost wake-up costs one poll: never fail a run creation over it.
-        claimed
-          ? undefined
-          : publishWake(bus).catch((err: unknown) => log.warn("publishing a wake-up failed; workers will poll", { err: (err as Error).message })),
-      ]);
+      // The log is open before any worker hears of the run: a run woken earlier could end its log
+      // before this open arrived, which would reopen it, and its readers would wait for an end
+      // that already came.
+      await events.open(run.run_id, { resumable: true });
+      if (claimed) return;
+      // A lost wake-up costs one poll: never fail a run creation over it.
+      await publishWake(bus).catch((err: unknown) => log.warn("publishing a wake-up failed; workers will poll", { err: (err as Error).message }));
     },
     reserve: () => worker?.reserve(),
     cancelRequested(runIds, action) {
