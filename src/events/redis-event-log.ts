@@ -45,11 +45,14 @@ const BATCH_BYTES = 1 << 20;
 // Events a reader holds from its channel before it has read them; past it, it reads the stream.
 const INBOX_EVENTS = 4096;
 
-// KEYS: meta, stream. ARGV: resumable, expiresWhenIdle, retentionMs, openTtlMs, channel.
-// Creates the log, or reopens an ended one (a retried attempt continues its log).
+// KEYS: meta, stream. ARGV: resumable, expiresWhenIdle, retentionMs, openTtlMs, channel, createOnly.
+// Creates the log, or reopens an ended one (a retried attempt continues its log); with createOnly
+// an existing log is left as it is.
 const OPEN = `
 if redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('HSET', KEYS[1], 'resumable', ARGV[1], 'idle', ARGV[2], 'ended', '0')
+elseif ARGV[6] == '1' then
+  return 0
 elseif redis.call('HGET', KEYS[1], 'ended') == '1' then
   redis.call('HSET', KEYS[1], 'ended', '0')
   redis.call('PUBLISH', ARGV[5], 'open')
@@ -340,7 +343,16 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   return {
     open(key, opts) {
       return inTurn(key, async () => {
-        await openScript(metaKey(key), streamKey(key), opts.resumable ? "1" : "0", opts.expiresWhenIdle ? "1" : "0", retentionMs, openTtlMs, channel(key));
+        await openScript(
+          metaKey(key),
+          streamKey(key),
+          opts.resumable ? "1" : "0",
+          opts.expiresWhenIdle ? "1" : "0",
+          retentionMs,
+          openTtlMs,
+          channel(key),
+          opts.createOnly ? "1" : "0",
+        );
       });
     },
 

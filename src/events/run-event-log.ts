@@ -32,6 +32,12 @@ export interface OpenOptions {
   resumable: boolean;
   /** For logs that are never ended, such as thread logs: drop the log once it has had no reader and no append for the retention time. */
   expiresWhenIdle?: boolean;
+  /**
+   * Creates the log if there is none and leaves an existing one exactly as it is, ended or not. A
+   * run's creator opens its log so: a worker elsewhere may have run the run and ended its log
+   * before this open arrives, and reopening it would leave its readers waiting for an end that came.
+   */
+  createOnly?: boolean;
 }
 
 export interface EndOptions {
@@ -220,7 +226,9 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
 
   return {
     async open(key, opts) {
-      const log = find(key) ?? create(key, opts);
+      const found = find(key);
+      if (found && opts.createOnly) return;
+      const log = found ?? create(key, opts);
       log.endedAt = undefined;
       log.touchedAt = now();
     },

@@ -49,10 +49,9 @@ export function runSignals(deps: RunSignalDeps): RunSignals {
   const { events, bus, worker, log } = deps;
   return {
     async created(run, claimed) {
-      // The log is open before any worker hears of the run: a run woken earlier could end its log
-      // before this open arrived, which would reopen it, and its readers would wait for an end
-      // that already came.
-      await events.open(run.run_id, { resumable: true });
+      // Before the wake-up, so readers find the log; createOnly, because a worker may have claimed
+      // the run from the queue (without any wake-up), run it and ended its log already.
+      await events.open(run.run_id, { resumable: true, createOnly: true });
       if (claimed) return;
       // A lost wake-up costs one poll: never fail a run creation over it.
       await publishWake(bus).catch((err: unknown) => log.warn("publishing a wake-up failed; workers will poll", { err: (err as Error).message }));

@@ -79,6 +79,19 @@ export function eventLogCases(backend: () => EventBackend): void {
     expect(await late).toEqual(expected);
   });
 
+  it("leaves an ended log ended when opened createOnly, as a run's creator does after its worker", async () => {
+    const { log } = backend();
+    const k = key();
+    await log.open(k, { resumable: true });
+    const id = await log.append(k, { event: "values", data: 1 });
+    await log.end(k);
+    await log.open(k, { resumable: true, createOnly: true });
+    expect(await collect(log.read(k, { after: "-1" }))).toEqual([{ id, event: "values", data: 1 }]);
+    const fresh = key();
+    await log.open(fresh, { resumable: true, createOnly: true });
+    expect(await log.has(fresh)).toBe(true);
+  });
+
   it("lets a reader stop with its signal while the log is still open", async () => {
     const { log } = backend();
     const k = key();
