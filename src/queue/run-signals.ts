@@ -49,12 +49,16 @@ export function runSignals(deps: RunSignalDeps): RunSignals {
   const { events, bus, worker, log } = deps;
   return {
     async created(run, claimed) {
-      // Before the wake-up, so readers find the log; createOnly, because a worker may have claimed
-      // the run from the queue (without any wake-up), run it and ended its log already.
-      await events.open(run.run_id, { resumable: true, createOnly: true });
-      if (claimed) return;
-      // A lost wake-up costs one poll: never fail a run creation over it.
-      await publishWake(bus).catch((err: unknown) => log.warn("publishing a wake-up failed; workers will poll", { err: (err as Error).message }));
+      // The open and the wake-up go together; the creator's readers start once both are done. The
+      // open is createOnly: a worker may have claimed the run (woken, or from the queue), run it
+      // and ended its log before this open arrives, and reopening it would leave them waiting.
+      await Promise.all([
+        events.open(run.run_id, { resumable: true, createOnly: true }),
+        // A lost wake-up costs one poll: never fail a run creation over it.
+        claimed
+          ? undefined
+          : publishWake(bus).catch((err: unknown) => log.warn("publishing a wake-up failed; workers will poll", { err: (err as Error).message })),
+      ]);
     },
     reserve: () => worker?.reserve(),
     cancelRequested(runIds, action) {
