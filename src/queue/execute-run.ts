@@ -72,6 +72,9 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     await execute(run, ctx);
   } finally {
     stopWriting();
+    // Every way out has released its held checkpoints already but an unexpected throw, after which
+    // the run's next attempt resumes from what was written.
+    await ctx.storage.checkpoints.releaseWrites(run.run_id, false);
   }
 }
 
