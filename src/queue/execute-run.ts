@@ -72,8 +72,8 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
     await execute(run, ctx);
   } finally {
     stopWriting();
-    // Every way out has released its held checkpoints already but an unexpected throw, after which
-    // the run's next attempt resumes from what was written.
+    // Held checkpoints a way out has not released (a lost database, an unexpected throw) are
+    // dropped: the run's next attempt resumes from what was written.
     await ctx.storage.checkpoints.releaseWrites(run.run_id, false);
   }
 }
@@ -179,10 +179,7 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
   } catch (err) {
     // Without the database no outcome can be recorded, and the run is not at fault: the worker
     // puts it back in the queue (emitting no error event, so readers keep waiting for its end).
-    if (isUnavailable(err) && !signal.aborted) {
-      await storage.checkpoints.releaseWrites(run.run_id, false);
-      throw err;
-    }
+    if (isUnavailable(err) && !signal.aborted) throw err;
     const action = ctx.signal.aborted ? ctx.cancelAction() : undefined;
     handedOff = ctx.signal.aborted && !action && ctx.handingOff?.() === true;
     if (handedOff) {

@@ -31,29 +31,23 @@ export interface HeldCheckpointWrites {
 }
 
 interface Held {
-  threadIds: Set<string>;
   jobs: CheckpointJob[];
   timer?: NodeJS.Timeout;
-  /** A timed write that failed: the run's next write reports it, as a failed write of its own would have. */
-  failure?: unknown;
 }
 
 export function heldCheckpointWrites(write: (job: CheckpointJob) => Promise<void>, holdMs = HOLD_MS): HeldCheckpointWrites {
+  // A few runs at most (one per worker slot), each with a few jobs: the runs holding a thread's
+  // jobs are found by looking, not kept in an index of their own.
   const held = new Map<string, Held>();
-  /** Runs holding jobs of each thread (a stateless run has one thread; subgraphs share it). */
-  const byThread = new Map<string, Set<string>>();
-  /** Timed writes of runs whose hold has ended, until they land: a failure is still theirs to report. */
+  /** Timed writes that failed, for the run's next write or its release to report. */
   const failures = new Map<string, unknown>();
 
   const forget = (runId: string, entry: Held) => {
     held.delete(runId);
     clearTimeout(entry.timer);
-    for (const threadId of entry.threadIds) {
-      const runs = byThread.get(threadId);
-      runs?.delete(runId);
-      if (runs?.size === 0) byThread.delete(threadId);
-    }
   };
+
+  const holding = (threadId: string) => [...held].filter(([, entry]) => entry.jobs.some((job) => job.threadId === threadId));
 
   /** The held jobs of `runId`, written in their order (the write queue keeps a thread's order). */
   const flush = (runId: string): Promise<void> => {
@@ -79,12 +73,6 @@ export function heldCheckpointWrites(write: (job: CheckpointJob) => Promise<void
         return write(job);
       }
       entry.jobs.push(job);
-      if (!entry.threadIds.has(job.threadId)) {
-        entry.threadIds.add(job.threadId);
-        let runs = byThread.get(job.threadId);
-        if (!runs) byThread.set(job.threadId, (runs = new Set()));
-        runs.add(runId!);
-      }
       if (!entry.timer) {
         entry.timer = setTimeout(() => flushOnTimer(runId!), holdMs);
         entry.timer.unref();
@@ -93,7 +81,7 @@ export function heldCheckpointWrites(write: (job: CheckpointJob) => Promise<void
     },
 
     hold(runId) {
-      if (!held.has(runId)) held.set(runId, { threadIds: new Set(), jobs: [] });
+      if (!held.has(runId)) held.set(runId, { jobs: [] });
     },
 
     async release(runId, keep) {
@@ -109,8 +97,7 @@ export function heldCheckpointWrites(write: (job: CheckpointJob) => Promise<void
     },
 
     async flushThread(threadId) {
-      const runs = byThread.get(threadId);
-      if (runs) await Promise.all([...runs].map(flush));
+      await Promise.all(holding(threadId).map(([runId]) => flush(runId)));
     },
 
     async flushAll() {
@@ -118,10 +105,7 @@ export function heldCheckpointWrites(write: (job: CheckpointJob) => Promise<void
     },
 
     dropThread(threadId) {
-      for (const runId of byThread.get(threadId) ?? []) {
-        const entry = held.get(runId);
-        if (entry) forget(runId, entry);
-      }
+      for (const [runId, entry] of holding(threadId)) forget(runId, entry);
     },
   };
 }
