@@ -117,8 +117,9 @@ export interface RunRepo {
   /**
    * Claims up to `limit` of the oldest eligible pending runs, oldest first: available now, first in
    * their thread's queue, and on a thread with no running run (so at most one per thread). Marks
-   * each running under a lease for `workerId` and counts the attempt. One call, whatever the
-   * limit: a worker with several free slots fills them in one round trip.
+   * each running under a lease for `workerId` and counts the attempt; its thread becomes busy
+   * (with a new updated_at) unless it is busy already, in which case the thread is left as it is.
+   * One call, whatever the limit: a worker with several free slots fills them in one round trip.
    */
   claim(workerId: string, leaseMs: number, now: Date, limit: number): Promise<ClaimedRun[]>;
   /** Extends the leases of runs this worker holds; returns their pending cancel requests. */

@@ -386,7 +386,10 @@ export function postgresRuns(pool: Pool): RunRepo {
       // version) and drops it, while in that same snapshot the dropped run still bars the thread's
       // later runs ("first pending by seq"). The unique index runs_one_running_per_thread backs this.
       // Only a thread's first pending run is eligible, so the runs one statement picks are on
-      // different threads.
+      // different threads. The thread row is locked but rewritten only when it is not busy already
+      // (a run before this one failed or was interrupted while it waited): a thread with a pending
+      // run nearly always is busy (stateless threads are inserted busy), and rewriting its row, a
+      // non-HOT update of indexed columns, was most of the claim's WAL.
       const { rows } = await query<RunRow>(
         pool,
         `WITH picked AS (
@@ -403,7 +406,7 @@ export function postgresRuns(pool: Pool): RunRepo {
            FROM picked WHERE r.run_id = picked.run_id
            RETURNING ${R_COLUMNS}
          ), busy AS (
-           UPDATE threads t SET status = 'busy', updated_at = $3 FROM picked WHERE t.thread_id = picked.thread_id
+           UPDATE threads t SET status = 'busy', updated_at = $3 FROM picked WHERE t.thread_id = picked.thread_id AND t.status <> 'busy'
          )
          SELECT c.* FROM claimed c JOIN picked p ON p.run_id = c.run_id ORDER BY p.available_at, p.seq`,
         [workerId, new Date(now.getTime() + leaseMs), now, limit],

@@ -221,7 +221,8 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       candidate.run_id,
     );
     const row = getRow.get(candidate.run_id) as RunRow;
-    sql("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(stamp, row.thread_id);
+    // A busy thread is left as it is, as on PostgreSQL, where rewriting the row costs WAL.
+    sql("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ? AND status <> 'busy'").run(stamp, row.thread_id);
     return rowToClaimed(row);
   };
   // One transaction: each pick sees the ones before it, so no thread gets two running runs.

@@ -342,6 +342,30 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect(await claim(s)).toBeNull();
   });
 
+  fresh("makes a thread left in error busy again when its waiting run is claimed, and leaves a busy thread as it is", async (s) => {
+    const threadId = await thread(s);
+    const failing = await enqueue(s, newRun(threadId));
+    const waiting = await enqueue(s, newRun(threadId));
+    await claim(s);
+    await s.runs.finish(failing.run_id, WORKER, { status: "error", thread_status: "error", error: { error: "ValueError" } });
+    const errored = await s.threads.get(threadId);
+    expect(errored?.status).toBe("error");
+    await nextMillisecond();
+
+    expect((await claim(s))?.run_id).toBe(waiting.run_id);
+    const resumed = await s.threads.get(threadId);
+    expect(resumed?.status).toBe("busy");
+    expect(Date.parse(resumed!.updated_at)).toBeGreaterThan(Date.parse(errored!.updated_at));
+
+    const busyThread = await thread(s);
+    const queued = await enqueue(s, newRun(busyThread));
+    const busy = await s.threads.get(busyThread);
+    expect(busy?.status).toBe("busy");
+    await nextMillisecond();
+    expect((await claim(s))?.run_id).toBe(queued.run_id);
+    expect(await s.threads.get(busyThread)).toEqual(busy);
+  });
+
   fresh("claims the oldest eligible run first: by available time, then by arrival", async (s) => {
     const base = Date.now() - 60 * SECOND;
     const late = await enqueue(s, newRun(await thread(s), { available_at: new Date(base + 2 * SECOND) }));
