@@ -1,5 +1,6 @@
 // Assistant rules: graph ids stand in for their system assistant, creates honour if_exists, patches
-// write a new version, deleting may take the assistant's threads along.
+// write a new version, deleting may take the assistant's threads along. Keeps the assistants runs
+// are created with in a cache of this process's own (assistant-cache.ts).
 import { isDeepStrictEqual } from "node:util";
 import { conflict, invalid, notFound } from "../errors.js";
 import { isUuid, newId, systemAssistantId } from "../ids.js";
@@ -8,6 +9,7 @@ import type { AuthFilter } from "../storage/auth-filter.js";
 import type { AssistantFilter, AssistantPatch, AssistantRepo, AssistantSortField, Page, Paged, SortOrder, ThreadRepo } from "../storage/ports.js";
 import type { Assistant, AssistantVersion, JsonObject } from "../storage/records.js";
 import { authField, authorize, type Access } from "./access.js";
+import { assistantCache } from "./assistant-cache.js";
 
 export interface AssistantCreate {
   graph_id: string;
@@ -30,15 +32,29 @@ export interface AssistantService {
    * The assistant a run (or a cron's runs) will execute. A graph's system assistant serves every
    * caller whom the run's own handler (`threads:create_run`) lets through; any other assistant
    * must pass the caller's `assistants:search` filter, as on the platform, so a user's assistant
-   * stays unusable to users who cannot see it.
+   * stays unusable to users who cannot see it. Always read from storage; a read with no auth
+   * filter refreshes this process's cache.
    */
   getForRun(idOrGraphId: string, access?: Access): Promise<Assistant>;
+  /**
+   * getForRun, answered from this process's cache when the read needs no auth filter (no custom
+   * auth, or a graph's system assistant) and the assistant is cached. A cached answer may be
+   * stale, so the run's enqueue must carry its version (EnqueueOptions.assistantVersion); on
+   * `assistant_changed`, getForRun reads it afresh.
+   */
+  getForRunCached(idOrGraphId: string, access?: Access): Promise<AssistantForRun>;
   update(idOrGraphId: string, patch: AssistantPatch, access?: Access): Promise<Assistant>;
   delete(idOrGraphId: string, options: { deleteThreads: boolean }, access?: Access): Promise<void>;
   search(filter: AssistantFilter, sort: { by: AssistantSortField; order: SortOrder }, page: Page, access?: Access): Promise<Paged<Assistant>>;
   count(filter: AssistantFilter, access?: Access): Promise<number>;
   versions(idOrGraphId: string, filter: { metadata?: JsonObject }, page: Page, access?: Access): Promise<AssistantVersion[]>;
   setLatest(idOrGraphId: string, version: number, access?: Access): Promise<Assistant>;
+}
+
+export interface AssistantForRun {
+  assistant: Assistant;
+  /** Answered from the cache: storage must confirm it is still the assistant's current row. */
+  cached: boolean;
 }
 
 /** A graph's defaults for new assistants (LANGGRAPH_CONFIG): what `config` and `context` are when a create leaves them out. */
@@ -55,6 +71,7 @@ export function assistantService(deps: {
 }): AssistantService {
   const { assistants, threads, graphs } = deps;
   const defaults = deps.defaults ?? {};
+  const cache = assistantCache();
 
   // Derived once: a uuid5 is a SHA-1, and the graph id is what most run creations name.
   const systemIds = new Map(graphs.ids().map((graphId) => [graphId, systemAssistantId(graphId)]));
@@ -73,6 +90,30 @@ export function assistantService(deps: {
     const found = await assistants.get(assistantId, auth);
     if (!found) throw notFound(`Assistant ${assistantId} not found`);
     return found;
+  };
+
+  /** A read with no auth filter finds the row as every caller sees it, so it refreshes the cache. */
+  const readUnfiltered = async (assistantId: string): Promise<Assistant | null> => {
+    const found = await assistants.get(assistantId);
+    if (found) cache.set(found);
+    else cache.delete(assistantId);
+    return found;
+  };
+
+  const forRun = async (assistantId: string, access: Access | undefined, useCache: boolean): Promise<AssistantForRun> => {
+    if (!access || systemIdSet.has(assistantId)) {
+      const hit = useCache ? cache.get(assistantId) : undefined;
+      if (hit && (!access || isSystemAssistant(hit))) return { assistant: hit, cached: true };
+      const found = await readUnfiltered(assistantId);
+      if (!access) {
+        if (!found) throw notFound(`Assistant ${assistantId} not found`);
+        return { assistant: found, cached: false };
+      }
+      if (found && isSystemAssistant(found)) return { assistant: found, cached: false };
+    }
+    // The platform asks the search handler with an empty search: the filter it returns is the one
+    // that decides which assistants the caller may list, and so may run.
+    return { assistant: await mustGet(assistantId, await access.authorize("assistants", "search", { metadata: {} })), cached: false };
   };
 
   const requireGraph = (graphId: string) => {
@@ -125,17 +166,8 @@ export function assistantService(deps: {
       const assistantId = resolveId(idOrGraphId);
       return mustGet(assistantId, await authorize(access, "assistants", "read", { assistant_id: assistantId }));
     },
-    async getForRun(idOrGraphId, access) {
-      const assistantId = resolveId(idOrGraphId);
-      if (!access) return mustGet(assistantId);
-      if (systemIdSet.has(assistantId)) {
-        const found = await assistants.get(assistantId);
-        if (found && isSystemAssistant(found)) return found;
-      }
-      // The platform asks the search handler with an empty search: the filter it returns is the one
-      // that decides which assistants the caller may list, and so may run.
-      return mustGet(assistantId, await access.authorize("assistants", "search", { metadata: {} }));
-    },
+    getForRun: async (idOrGraphId, access) => (await forRun(resolveId(idOrGraphId), access, false)).assistant,
+    getForRunCached: (idOrGraphId, access) => forRun(resolveId(idOrGraphId), access, true),
     async update(idOrGraphId, request, access) {
       const patch = { ...request, ...(request.metadata ? { metadata: { ...request.metadata } } : {}) };
       if (patch.graph_id !== undefined) requireGraph(patch.graph_id);
@@ -145,6 +177,8 @@ export function assistantService(deps: {
       if (access && value.metadata) patch.metadata = value.metadata as JsonObject;
       const updated = await assistants.update(assistantId, patch, auth);
       if (!updated) throw notFound(`Assistant ${assistantId} not found`);
+      // Another replica's cache learns of it at its next enqueue; this one need not wait for that.
+      cache.delete(assistantId);
       return updated;
     },
     async delete(idOrGraphId, options, access) {
@@ -156,7 +190,9 @@ export function assistantService(deps: {
         const threadAuth = await authorize(access, "threads", "delete", { thread_id: null, assistant_id: assistantId });
         await threads.deleteByAssistant(assistantId, threadAuth);
       }
-      if (!(await assistants.delete(assistantId, auth))) throw notFound(`Assistant ${assistantId} not found`);
+      const deleted = await assistants.delete(assistantId, auth);
+      cache.delete(assistantId);
+      if (!deleted) throw notFound(`Assistant ${assistantId} not found`);
     },
     search: async (filter, sort, page, access) => assistants.search({ ...filter, ...authField(await searchAuth(filter, page, access)) }, sort, page),
     count: async (filter, access) => assistants.count({ ...filter, ...authField(await searchAuth(filter, undefined, access)) }),
@@ -173,6 +209,7 @@ export function assistantService(deps: {
       await mustGet(assistantId, auth);
       const updated = await assistants.setLatest(assistantId, version, auth);
       if (!updated) throw notFound(`Assistant ${assistantId} has no version ${version}`);
+      cache.delete(assistantId);
       return updated;
     },
   };

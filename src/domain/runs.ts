@@ -5,7 +5,8 @@ import { newId } from "../ids.js";
 import { nodeNamesWithSubgraphs } from "../runtime/graph-info.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
-import type { CancelAction, ClaimedRun, NewRunOnNewThread, RunRepo, StoppedRunWebhook } from "../storage/run-ports.js";
+import type { CancelAction, ClaimedRun, EnqueueResult, NewRunOnNewThread, RunRepo, StoppedRunWebhook } from "../storage/run-ports.js";
+import type { AuthFilter } from "../storage/auth-filter.js";
 import type { ThreadRepo } from "../storage/ports.js";
 import type { Assistant, Json, JsonObject, Run, RunStatus, Thread } from "../storage/records.js";
 import { buildRunKwargs, type RunCreate } from "./run-request.js";
@@ -127,12 +128,13 @@ export function runService(deps: RunServiceDeps): RunService {
     checkWebhook,
     async create(threadId, input, request, access) {
       const body = { ...input, metadata: { ...(input.metadata ?? {}) } };
-      const assistant = await assistants.getForRun(body.assistant_id, access);
+      const found = await assistants.getForRunCached(body.assistant_id, access);
+      let assistant = found.assistant;
       const stateless = threadId === null;
       if (body.webhook !== undefined) await checkWebhook(body.webhook);
       const runId = newId();
       const targetThread = threadId ?? newId();
-      let threadAuth;
+      let threadAuth: AuthFilter | undefined;
       if (access) {
         const value: Record<string, unknown> = {
           thread_id: threadId,
@@ -149,11 +151,13 @@ export function runService(deps: RunServiceDeps): RunService {
         threadAuth = await access.authorize("threads", "create_run", value);
         body.metadata = (value.metadata ?? {}) as JsonObject;
       }
-      const kwargs = await runKwargs(body, assistant, { threadId, targetThread, runId, headers: request.headers, access });
       const multitask = stateless ? "enqueue" : (body.multitask_strategy ?? "enqueue");
+      const availableAt = new Date(Date.now() + (body.after_seconds ?? 0) * 1000);
       const slot = signals.reserve?.();
-      const result = await runs
-        .enqueue(
+      /** Stores the run `assistant` makes; a cached assistant only while it is still the assistant's current row. */
+      const enqueue = async (assistant: Assistant, cached: boolean) => {
+        const kwargs = await runKwargs(body, assistant, { threadId, targetThread, runId, headers: request.headers, access });
+        return runs.enqueue(
           {
             run_id: runId,
             thread_id: targetThread,
@@ -161,7 +165,7 @@ export function runService(deps: RunServiceDeps): RunService {
             metadata: body.metadata ?? {},
             kwargs,
             multitask_strategy: stateless ? null : multitask,
-            available_at: new Date(Date.now() + (body.after_seconds ?? 0) * 1000),
+            available_at: availableAt,
           },
           {
             threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
@@ -171,12 +175,23 @@ export function runService(deps: RunServiceDeps): RunService {
             ...(webhookFor ? { webhookFor } : {}),
             ...(slot ? { claimFor: slot.claimFor } : {}),
             ...(stateless || body.if_not_exists === "create" ? { createThread: { metadata: body.metadata ?? {}, temporary: kwargs.temporary } } : {}),
+            ...(cached ? { assistantVersion: { version: assistant.version, updated_at: assistant.updated_at } } : {}),
           },
-        )
-        .catch((err: unknown) => {
-          slot?.release();
-          throw err;
-        });
+        );
+      };
+      let result: EnqueueResult;
+      try {
+        result = await enqueue(assistant, found.cached);
+        // Another process changed or deleted the cached assistant: read it and enqueue as a run
+        // created without the cache would. A fresh read goes unchecked, so this loops once at most.
+        while (result.kind === "assistant_changed") {
+          assistant = await assistants.getForRun(body.assistant_id, access);
+          result = await enqueue(assistant, false);
+        }
+      } catch (err) {
+        slot?.release();
+        throw err;
+      }
       if (result.kind !== "created" || !result.claimed) slot?.release();
       if (result.kind === "thread_missing") throw notFound(`Thread ${targetThread} not found (pass if_not_exists: "create" to create it)`);
       if (result.kind === "busy") {

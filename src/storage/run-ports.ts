@@ -2,7 +2,7 @@
 // the same transaction, a worker claims the oldest eligible run under a lease, and finishing a run
 // sets the thread's status in the same transaction, so a thread is never left busy by a half-write.
 import type { AuthFilter } from "./auth-filter.js";
-import type { Json, JsonObject, MultitaskStrategy, Run, RunKwargs, RunStatus, ThreadStatus } from "./records.js";
+import type { Assistant, Json, JsonObject, MultitaskStrategy, Run, RunKwargs, RunStatus, ThreadStatus } from "./records.js";
 import type { NewWebhookDelivery } from "./webhook-ports.js";
 
 export type CancelAction = "interrupt" | "rollback";
@@ -44,6 +44,14 @@ export interface EnqueueOptions {
    * the queue's order is kept.
    */
   claimFor?: { workerId: string; leaseMs: number };
+  /**
+   * The run's assistant (NewRun.assistant_id) as the caller knows it, from a cache that may be
+   * stale: the run is created only while the assistant's row still has this version and
+   * updated_at, checked inside the enqueue's own statements; otherwise `assistant_changed`, and
+   * nothing is written. The version alone would not do: an assistant deleted and created again
+   * starts over at version 1. Every write of the row stamps updated_at.
+   */
+  assistantVersion?: Pick<Assistant, "version" | "updated_at">;
 }
 
 /**
@@ -66,7 +74,9 @@ export type EnqueueResult =
   | { kind: "thread_missing" }
   | { kind: "busy" }
   /** The thread belongs to `threadGraph`, not the run's graph. */
-  | { kind: "wrong_graph"; threadGraph: string };
+  | { kind: "wrong_graph"; threadGraph: string }
+  /** The assistant no longer matches `assistantVersion` (updated, set to another version, or deleted). */
+  | { kind: "assistant_changed" };
 
 export interface ClaimedRun extends Run {
   attempt: number;

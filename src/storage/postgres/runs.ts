@@ -60,11 +60,30 @@ function rowToClaimed(row: RunRow): ClaimedRun {
 }
 
 /**
+ * SQL for "the run's assistant is still the one the caller knows" (EnqueueOptions.assistantVersion),
+ * given the placeholders of its id, version and updated_at; true when the caller gave no version
+ * (NULL). updated_at is compared to the millisecond, the precision a read hands the caller
+ * (`Date`), whoever wrote the row.
+ */
+function assistantCurrent(id: string, version: string, updatedAt: string): string {
+  return `(${version}::integer IS NULL OR EXISTS (
+      SELECT 1 FROM assistants
+      WHERE assistant_id = ${id} AND version = ${version} AND date_trunc('milliseconds', updated_at) = ${updatedAt}::timestamptz))`;
+}
+
+/** The placeholders' values for assistantCurrent. */
+function assistantVersionParams(options: Parameters<RunRepo["enqueue"]>[1]): [number | null, string | null] {
+  const known = options.assistantVersion;
+  return known ? [known.version, known.updated_at] : [null, null];
+}
+
+/**
  * A run on a thread that does not exist yet (every stateless run, and each occurrence of a stateless
  * cron) in one statement instead of a six-round-trip transaction: a thread nobody can see yet
  * needs no lock, has no runs to cancel or wait behind, and is inserted busy already. The statement
- * is atomic on its own, so thread and run appear together or not at all. Undefined when the thread
- * exists: the caller takes the locking path.
+ * is atomic on its own, so thread and run appear together or not at all, and neither when the
+ * assistant changed (`assistant_changed`). Undefined when the thread exists: the caller takes the
+ * locking path. The statement always answers one row, so the two refusals can be told apart.
  */
 async function enqueueOnNewThread(
   pool: Pool,
@@ -74,32 +93,39 @@ async function enqueueOnNewThread(
   const now = new Date();
   const claimFor = options.claimFor && input.available_at <= now ? options.claimFor : undefined;
   // As on an existing thread: a run claimed at creation must not jump ahead of runs already waiting.
-  const { rows } = await query<RunRow>(
+  const { rows } = await query<Partial<RunRow> & { assistant_current: boolean }>(
     pool,
-    `WITH thread AS (
+    `WITH assistant AS (
+       SELECT ${assistantCurrent("$3", "$13", "$14")} AS current
+     ), thread AS (
        INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error)
-       VALUES ($2, $4, $4, $4, $12::jsonb, 'busy', '{}', NULL, '{}', NULL)
+       SELECT $2, $4, $4, $4, $12::jsonb, 'busy', '{}', NULL, '{}', NULL FROM assistant WHERE assistant.current
        ON CONFLICT (thread_id) DO NOTHING
        RETURNING thread_id
      ), starts AS (
        SELECT $9::boolean AND NOT EXISTS (SELECT 1 FROM runs WHERE status = 'pending' AND available_at <= $4) AS claimed
+     ), created AS (
+       INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at,
+                         attempt, lease_owner, lease_until)
+       SELECT $1, thread.thread_id, $3, $4, $4, CASE WHEN starts.claimed THEN 'running' ELSE 'pending' END, $5::jsonb, $6::jsonb, $7, $8::timestamptz,
+              CASE WHEN starts.claimed THEN 1 ELSE 0 END, CASE WHEN starts.claimed THEN $10 END, CASE WHEN starts.claimed THEN $11::timestamptz END
+       FROM thread, starts
+       RETURNING ${COLUMNS}
      )
-     INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, available_at,
-                       attempt, lease_owner, lease_until)
-     SELECT $1, thread.thread_id, $3, $4, $4, CASE WHEN starts.claimed THEN 'running' ELSE 'pending' END, $5::jsonb, $6::jsonb, $7, $8::timestamptz,
-            CASE WHEN starts.claimed THEN 1 ELSE 0 END, CASE WHEN starts.claimed THEN $10 END, CASE WHEN starts.claimed THEN $11::timestamptz END
-     FROM thread, starts
-     RETURNING ${COLUMNS}`,
+     SELECT created.*, assistant.current AS assistant_current FROM assistant LEFT JOIN created ON true`,
     [
       ...runParams(input, now),
       claimFor !== undefined,
       claimFor?.workerId ?? null,
       claimFor ? new Date(now.getTime() + claimFor.leaseMs) : null,
       JSON.stringify({ ...options.threadMetadata, ...options.createThread!.metadata }),
+      ...assistantVersionParams(options),
     ],
   );
-  const row = rows[0];
-  if (!row) return undefined;
+  const answer = rows[0]!;
+  if (!answer.assistant_current) return { kind: "assistant_changed" };
+  if (!answer.run_id) return undefined;
+  const row = answer as RunRow;
   const createdRun = rowToRun(row);
   if (row.status !== "running") return { kind: "created", run: createdRun, cancelled: [], stopped: [] };
   return { kind: "created", run: { ...createdRun, status: "pending" }, cancelled: [], stopped: [], claimed: rowToClaimed(row) };
@@ -252,8 +278,8 @@ export function postgresRuns(pool: Pool): RunRepo {
   return {
     async enqueue(input, options): Promise<EnqueueResult> {
       if (options.createThread) {
-        const run = await enqueueOnNewThread(pool, input, options);
-        if (run) return run;
+        const answer = await enqueueOnNewThread(pool, input, options);
+        if (answer) return answer;
       }
       return transaction(pool, async (client) => {
         const now = new Date();
@@ -262,7 +288,8 @@ export function postgresRuns(pool: Pool): RunRepo {
         let stopped: string[] = [];
         if (options.createThread) {
           // When the thread exists, or a concurrent enqueue has just created it, nothing is inserted
-          // and the run takes the existing-thread path below.
+          // and the run takes the existing-thread path below. When this inserts it (the thread was
+          // deleted since enqueueOnNewThread found it), the assistant was checked by that statement.
           const inserted = await query(
             client,
             `INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error)
@@ -275,10 +302,12 @@ export function postgresRuns(pool: Pool): RunRepo {
         if (!created) {
           // The lock orders this enqueue against claims, finishes, cancels and the sweeper on the
           // thread: its inflight runs cannot change between the reads below and the new run's insert.
-          const { rows: locked } = await query<{ graph_id: string | null }>(
+          // The assistant's check rides along, before anything is written.
+          const { rows: locked } = await query<{ graph_id: string | null; assistant_current: boolean }>(
             client,
-            "SELECT metadata->>'graph_id' AS graph_id FROM threads WHERE thread_id = $1 FOR UPDATE",
-            [input.thread_id],
+            `SELECT metadata->>'graph_id' AS graph_id, ${assistantCurrent("$2", "$3", "$4")} AS assistant_current
+             FROM threads WHERE thread_id = $1 FOR UPDATE`,
+            [input.thread_id, input.assistant_id, ...assistantVersionParams(options)],
           );
           if (locked.length === 0) return { kind: "thread_missing" };
           if (hasAuthFilter(options.threadAuth)) {
@@ -290,6 +319,7 @@ export function postgresRuns(pool: Pool): RunRepo {
             );
             if (visible.rowCount === 0) return { kind: "thread_missing" };
           }
+          if (!locked[0]!.assistant_current) return { kind: "assistant_changed" };
           const threadGraph = locked[0]!.graph_id;
           if (options.graphId !== undefined && threadGraph !== null && threadGraph !== options.graphId) return { kind: "wrong_graph", threadGraph };
           if (options.multitask === "reject") {

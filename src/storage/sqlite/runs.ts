@@ -74,6 +74,8 @@ export function sqliteRuns(db: Database.Database): RunRepo {
   const inflight = sql("SELECT run_id, status FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY seq");
   const threadHasRuns = sql("SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1");
   const eligibleWaiting = sql("SELECT 1 FROM runs WHERE status = 'pending' AND available_at <= ? LIMIT 1");
+  // Every write of an assistant stamps updated_at, as ISO text from a `Date`: compared as text.
+  const assistantCurrent = sql("SELECT 1 FROM assistants WHERE assistant_id = ? AND version = ? AND updated_at = ?");
 
   /** A thread's status once runs of it stopped: idle, or busy while others still wait or run. */
   const statusAfterRuns = (threadId: string, preferred: "idle" | "interrupted" | "error" = "idle") =>
@@ -114,6 +116,8 @@ export function sqliteRuns(db: Database.Database): RunRepo {
   };
 
   const enqueue = db.transaction((run: NewRun, options: EnqueueOptions): EnqueueResult => {
+    const known = options.assistantVersion;
+    if (known && !assistantCurrent.get(run.assistant_id, known.version, known.updated_at)) return { kind: "assistant_changed" };
     const now = new Date().toISOString();
     const thread = threadExists.get(run.thread_id) as { metadata: string } | undefined;
     if (thread && hasAuthFilter(options.threadAuth)) {

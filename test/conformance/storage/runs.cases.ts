@@ -1,13 +1,13 @@
-// RunRepo cases: enqueue with each multitask strategy, claiming (order, availability, one run per
+// RunRepo cases: enqueue with each multitask strategy and with the assistant the caller knows, claiming (order, availability, one run per
 // thread, concurrent claimers), leases and heartbeats, finishing, cancelling, the expired-lease
 // sweep, and get/list/delete. Claims and sweeps see every run in the database, so each case opens
 // a database of its own.
 import { Annotation, START, StateGraph } from "@langchain/langgraph";
 import { expect } from "vitest";
-import type { JsonObject, Run, RunStatus } from "../../../src/storage/records.js";
+import type { Assistant, JsonObject, Run, RunStatus } from "../../../src/storage/records.js";
 import type { ClaimedRun, EnqueueOptions, NewRun } from "../../../src/storage/run-ports.js";
 import type { Storage } from "../../../src/storage/ports.js";
-import { ISO_MS, newId, newKwargs, newThread, nextMillisecond } from "./builders.js";
+import { ISO_MS, newAssistant, newId, newKwargs, newThread, nextMillisecond } from "./builders.js";
 import type { CaseContext, MigratedStorage, StorageHarness } from "./harness.js";
 
 const SECOND = 1_000;
@@ -328,6 +328,93 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect(result.kind === "created" ? result.claimed : "not created").toBeUndefined();
     expect(await statusOf(s, later.run_id)).toBe("pending");
   });
+
+  // ---- the assistant the caller knows (assistantVersion) ---------------------------------------
+
+  async function assistant(storage: Storage): Promise<Assistant> {
+    const created = await storage.assistants.create(newAssistant());
+    if (!created) throw new Error("a fresh assistant id was refused");
+    return created;
+  }
+  const versionOf = (known: Assistant) => ({ version: known.version, updated_at: known.updated_at });
+
+  fresh("creates a run while its assistant is still the one the caller knows, on a new thread and on an existing one", async (s) => {
+    const known = await assistant(s);
+    const assistantVersion = versionOf(known);
+    const stateless = newRun(newId(), { assistant_id: known.assistant_id });
+    const onNew = await s.runs.enqueue(stateless, {
+      threadMetadata: {},
+      multitask: "enqueue",
+      createThread: { metadata: {}, temporary: true },
+      claimFor,
+      assistantVersion,
+    });
+    expect(onNew).toMatchObject({ kind: "created", claimed: { run_id: stateless.run_id } });
+
+    const threadId = await thread(s);
+    const first = newRun(threadId, { assistant_id: known.assistant_id });
+    expect(await s.runs.enqueue(first, { threadMetadata: {}, multitask: "enqueue", assistantVersion })).toMatchObject({ kind: "created" });
+    const second = newRun(threadId, { assistant_id: known.assistant_id });
+    const createThread = { metadata: {}, temporary: false };
+    expect(await s.runs.enqueue(second, { threadMetadata: {}, multitask: "enqueue", createThread, assistantVersion })).toMatchObject({ kind: "created" });
+    expect((await s.runs.list(threadId, {}, { limit: 10, offset: 0 })).map((r) => r.run_id)).toEqual([second.run_id, first.run_id]);
+  });
+
+  /** Each makes an assistant, changes it, and returns it as it was before the change. */
+  const staleAfter: Record<string, (s: Storage) => Promise<Assistant>> = {
+    updated: async (s) => {
+      const known = await assistant(s);
+      await s.assistants.update(known.assistant_id, { config: { configurable: { model: "large" } } });
+      return known;
+    },
+    "set to another version": async (s) => {
+      const first = await assistant(s);
+      const known = await s.assistants.update(first.assistant_id, { name: "Second" });
+      await s.assistants.setLatest(first.assistant_id, 1);
+      return known!;
+    },
+    deleted: async (s) => {
+      const known = await assistant(s);
+      await s.assistants.delete(known.assistant_id);
+      return known;
+    },
+    "deleted and created again, at version 1 again": async (s) => {
+      const known = await assistant(s);
+      await s.assistants.delete(known.assistant_id);
+      await nextMillisecond();
+      await s.assistants.create(newAssistant({ assistant_id: known.assistant_id, config: { configurable: { model: "large" } } }));
+      return known;
+    },
+  };
+
+  for (const [change, makeStale] of Object.entries(staleAfter)) {
+    fresh(`refuses a run once its assistant was ${change}, and writes nothing: no thread, no run, no cancel`, async (s) => {
+      const known = await makeStale(s);
+      const assistantVersion = versionOf(known);
+      const changed = { kind: "assistant_changed" };
+
+      const stateless = newRun(newId(), { assistant_id: known.assistant_id });
+      const createThread = { metadata: {}, temporary: true };
+      expect(
+        await s.runs.enqueue(stateless, { threadMetadata: { graph_id: "agent" }, multitask: "enqueue", createThread, claimFor, assistantVersion }),
+      ).toEqual(changed);
+      expect(await s.runs.get(stateless.run_id)).toBeNull();
+      expect(await s.threads.get(stateless.thread_id)).toBeNull();
+
+      // On an existing thread, under a strategy that would stop the run waiting there, with and
+      // without asking for the thread to be created.
+      const threadId = await thread(s, { user: "ann" });
+      const waiting = await enqueue(s, newRun(threadId));
+      const before = await s.threads.get(threadId);
+      for (const options of [{}, { createThread: { metadata: {}, temporary: false } }]) {
+        const refused = newRun(threadId, { assistant_id: known.assistant_id });
+        expect(await s.runs.enqueue(refused, { threadMetadata: { graph_id: "agent" }, multitask: "interrupt", assistantVersion, ...options })).toEqual(changed);
+        expect(await s.runs.get(refused.run_id)).toBeNull();
+      }
+      expect(await s.threads.get(threadId)).toEqual(before);
+      expect(await claim(s)).toMatchObject({ run_id: waiting.run_id, attempt: 1 });
+    });
+  }
 
   // ---- claim ---------------------------------------------------------------------------------
 
