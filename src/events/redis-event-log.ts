@@ -63,35 +63,42 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
 return 1`;
 
-// KEYS: meta, stream, also-meta, also-stream (the log's own again when there is none).
-// ARGV: maxEvents, retentionMs, openTtlMs, channel, also-channel ('' for none), ifOpen, then per
-// event: whether it also goes to the other log ('1'/'0'), its name, its data. Returns the id the
-// batch follows ('' for none), then the ids; nothing when ifOpen found no open log.
-// A key nobody opened becomes an idle-expiring resumable log, as in the in-process log.
-// Each log's channel gets the batch itself with the id it follows (`last` in the hash), so a
-// reader that is up to date takes it from there instead of reading the stream again.
-const APPEND = `
-local ended = redis.call('HGET', KEYS[1], 'ended')
-if ended ~= '0' and ARGV[6] == '1' then return {} end
-if ended == '1' then return redis.error_reply('GANTRY_LOG_ENDED') end
-if not ended then redis.call('HSET', KEYS[1], 'resumable', '1', 'idle', '1', 'ended', '0') end
-local function ttl(meta)
-  if redis.call('HGET', meta, 'idle') == '1' then return ARGV[2] end
-  return ARGV[3]
-end
-local function written(meta, stream, channel, prev, entries, last)
-  local t = ttl(meta)
-  redis.call('HSET', meta, 'last', last)
-  redis.call('PEXPIRE', meta, t)
-  redis.call('PEXPIRE', stream, t)
-  redis.call('PUBLISH', channel, '{"p":"' .. (prev or '') .. '","b":[' .. table.concat(entries, ',') .. ']}')
-end
+// Shared by the scripts that write events.
+const WRITE_HELPERS = `
 -- An empty stream follows 0-0, where a reader of it stands; one written before 'last' was kept follows nothing.
 local function lastOf(meta, stream)
   local last = redis.call('HGET', meta, 'last')
   if not last and redis.call('XLEN', stream) == 0 then return '0-0' end
   return last
 end
+-- An event as a channel batch carries it, after its id: its name and its data (already JSON).
+local function tailOf(name, data)
+  return ',' .. cjson.encode(name) .. ',' .. data .. ']'
+end
+-- After a batch was added: the log keeps its newest id and its expiry is renewed (the retention
+-- time for an idle-expiring log, the open TTL otherwise), and its channel gets the batch itself
+-- with the id it follows, so a reader that is up to date takes it from there instead of reading
+-- the stream again.
+local function written(meta, stream, channel, prev, entries, last, retentionMs, openTtlMs)
+  local t = openTtlMs
+  if redis.call('HGET', meta, 'idle') == '1' then t = retentionMs end
+  redis.call('HSET', meta, 'last', last)
+  redis.call('PEXPIRE', meta, t)
+  redis.call('PEXPIRE', stream, t)
+  redis.call('PUBLISH', channel, '{"p":"' .. (prev or '') .. '","b":[' .. table.concat(entries, ',') .. ']}')
+end
+`;
+
+// KEYS: meta, stream, also-meta, also-stream (the log's own again when there is none).
+// ARGV: maxEvents, retentionMs, openTtlMs, channel, also-channel ('' for none), ifOpen, then per
+// event: whether it also goes to the other log ('1'/'0'), its name, its data. Returns the id the
+// batch follows ('' for none), then the ids; nothing when ifOpen found no open log.
+// A key nobody opened becomes an idle-expiring resumable log, as in the in-process log.
+const APPEND = `${WRITE_HELPERS}
+local ended = redis.call('HGET', KEYS[1], 'ended')
+if ended ~= '0' and ARGV[6] == '1' then return {} end
+if ended == '1' then return redis.error_reply('GANTRY_LOG_ENDED') end
+if not ended then redis.call('HSET', KEYS[1], 'resumable', '1', 'idle', '1', 'ended', '0') end
 local also = ARGV[5] ~= '' and redis.call('HGET', KEYS[3], 'ended') == '0'
 local prev = lastOf(KEYS[1], KEYS[2])
 local alsoPrev = also and lastOf(KEYS[3], KEYS[4])
@@ -99,7 +106,7 @@ local ids, entries, alsoEntries = {}, {}, {}
 local alsoLast = false
 for i = 7, #ARGV, 3 do
   local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1], 'd', ARGV[i + 2])
-  local tail = ',' .. cjson.encode(ARGV[i + 1]) .. ',' .. ARGV[i + 2] .. ']'
+  local tail = tailOf(ARGV[i + 1], ARGV[i + 2])
   ids[#ids + 1] = id
   entries[#entries + 1] = '["' .. id .. '"' .. tail
   if also and ARGV[i] == '1' then
@@ -107,23 +114,37 @@ for i = 7, #ARGV, 3 do
     alsoEntries[#alsoEntries + 1] = '["' .. alsoLast .. '"' .. tail
   end
 end
-written(KEYS[1], KEYS[2], ARGV[4], prev, entries, ids[#ids])
-if alsoLast then written(KEYS[3], KEYS[4], ARGV[5], alsoPrev, alsoEntries, alsoLast) end
+written(KEYS[1], KEYS[2], ARGV[4], prev, entries, ids[#ids], ARGV[2], ARGV[3])
+if alsoLast then written(KEYS[3], KEYS[4], ARGV[5], alsoPrev, alsoEntries, alsoLast, ARGV[2], ARGV[3]) end
 table.insert(ids, 1, prev or '')
 return ids`;
 
-// KEYS: meta, stream. ARGV: retentionMs, channel.
+// KEYS: meta, stream, also-meta, also-stream (the log's own again when there is none).
+// ARGV: retainMs, channel, maxEvents, retentionMs, openTtlMs, also-channel ('' for none), then per
+// event for the other log: its name, its data.
 // The channel hears the id the end follows: a reader that has read up to it is done, unread.
-// Returns that id ('' when unknown), or 0 for a log that had ended already.
-const END = `
-if redis.call('HGET', KEYS[1], 'ended') ~= '0' then return 0 end
-redis.call('HSET', KEYS[1], 'ended', '1')
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[1])
-local last = redis.call('HGET', KEYS[1], 'last')
-if not last and redis.call('XLEN', KEYS[2]) == 0 then last = '0-0' end
-if last then redis.call('PUBLISH', ARGV[2], '{"p":"' .. last .. '","b":[],"end":1}') else redis.call('PUBLISH', ARGV[2], 'end') end
-return last or ''`;
+// Returns that id ('' when unknown), or 0 for a log that had ended already. The other log gets its
+// events, if it is open, whether or not this one had ended (as separate calls would).
+const END = `${WRITE_HELPERS}
+local result = 0
+if redis.call('HGET', KEYS[1], 'ended') == '0' then
+  redis.call('HSET', KEYS[1], 'ended', '1')
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  redis.call('PEXPIRE', KEYS[2], ARGV[1])
+  local last = lastOf(KEYS[1], KEYS[2])
+  if last then redis.call('PUBLISH', ARGV[2], '{"p":"' .. last .. '","b":[],"end":1}') else redis.call('PUBLISH', ARGV[2], 'end') end
+  result = last or ''
+end
+if ARGV[6] ~= '' and #ARGV > 6 and redis.call('HGET', KEYS[3], 'ended') == '0' then
+  local prev = lastOf(KEYS[3], KEYS[4])
+  local entries, last = {}, nil
+  for i = 7, #ARGV, 2 do
+    last = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', 'e', ARGV[i], 'd', ARGV[i + 1])
+    entries[#entries + 1] = '["' .. last .. '"' .. tailOf(ARGV[i], ARGV[i + 1])
+  end
+  written(KEYS[3], KEYS[4], ARGV[6], prev, entries, last, ARGV[4], ARGV[5])
+end
+return result`;
 
 // KEYS: meta, stream. Where a new reader starts: the log's flags and its newest id.
 const ATTACH = `
@@ -182,7 +203,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   };
   const openScript = script(OPEN);
   const appendScript = script(APPEND, 4);
-  const endScript = script(END);
+  const endScript = script(END, 4);
   const attachScript = script(ATTACH);
   const pageScript = script(PAGE_READ);
 
@@ -381,11 +402,23 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       });
     },
 
-    end(key, endOptions) {
+    end(key, endOptions = {}) {
+      const { alsoTo } = endOptions;
+      const args: Array<string | number> = [
+        metaKey(key),
+        streamKey(key),
+        metaKey(alsoTo?.key ?? key),
+        streamKey(alsoTo?.key ?? key),
+        Math.min(endOptions.retainMs ?? retentionMs, retentionMs),
+        channel(key),
+        maxEvents,
+        retentionMs,
+        openTtlMs,
+        alsoTo === undefined ? "" : channel(alsoTo.key),
+      ];
+      for (const event of alsoTo?.events ?? []) args.push(event.event, JSON.stringify(event.data) ?? "null");
       return inTurn(key, async () => {
-        const last = (await endScript(metaKey(key), streamKey(key), Math.min(endOptions?.retainMs ?? retentionMs, retentionMs), channel(key))) as
-          | string
-          | number;
+        const last = (await endScript(...args)) as string | number;
         if (typeof last === "string") hearLocally(key, last === "" ? "end" : { prev: last, entries: [], end: true });
         // Ended: nothing more will be written here, and the readers here have heard the end.
         writers.delete(key);
