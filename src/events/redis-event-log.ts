@@ -2,7 +2,7 @@
 // Each log is a Redis stream (XADD ids are the `<ms>-<seq>` ids clients see) plus a small hash of
 // its options and whether it ended. Appends publish what they wrote on the log's channel; readers
 // take it from there when it continues where they are, read the stream otherwise, and poll as
-// well, so a lost message costs one poll interval.
+// well, so a lost message costs one poll interval. A reader's attach reads its first page too.
 //
 // Writes to one log go out one script call at a time, in call order; appends made while a call is
 // in flight wait and then go together in the next one (group commit). A writer that does not await
@@ -146,13 +146,20 @@ if ARGV[6] ~= '' and #ARGV > 6 and redis.call('HGET', KEYS[3], 'ended') == '0' t
 end
 return result`;
 
-// KEYS: meta, stream. Where a new reader starts: the log's flags and its newest id.
+// KEYS: meta, stream. ARGV: the id a reader starts after ('' to attach live), page size.
+// Where a new reader starts, and what it reads first: the log's end flag, whether it expires when
+// idle, the id the reader stands at, and the first page after it (none when it attaches live, as
+// it does to a non-resumable log, which keeps no history). Nothing for an unknown log.
 const ATTACH = `
 local meta = redis.call('HMGET', KEYS[1], 'ended', 'idle', 'resumable')
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
-local newest = '0-0'
-if last[1] then newest = last[1][1] end
-return {meta[1], meta[2], meta[3], newest}`;
+if not meta[1] then return {} end
+if ARGV[1] == '' or meta[3] ~= '1' then
+  local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+  local newest = '0-0'
+  if last[1] then newest = last[1][1] end
+  return {meta[1], meta[2], newest, {}}
+end
+return {meta[1], meta[2], ARGV[1], redis.call('XRANGE', KEYS[2], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])}`;
 
 // KEYS: meta, stream. ARGV: cursor, page size. The end flag is read before the page: if it was
 // set, every event is already in the stream.
@@ -160,6 +167,19 @@ const PAGE_READ = `
 return {redis.call('HGET', KEYS[1], 'ended'), redis.call('XRANGE', KEYS[2], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])}`;
 
 type StreamEntry = [id: string, fields: string[]];
+
+/** Events read from the stream, and the log's end flag as it was before they were read (null: the log is gone). */
+interface Page {
+  ended: string | null;
+  entries: StreamEntry[];
+}
+
+/** Where a new reader stands, and the first page it reads. */
+interface Attached {
+  cursor: string;
+  idle: boolean;
+  page: Page;
+}
 
 interface Pending {
   event: RunEvent;
@@ -261,20 +281,29 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
     }
   };
 
-  /** Where a new reader starts: null for an unknown log. */
-  const attach = async (key: string, after: string | undefined): Promise<{ cursor: string; idle: boolean } | null> => {
-    const [ended, idleFlag, resumable, newest] = (await attachScript(metaKey(key), streamKey(key))) as [string | null, string | null, string | null, string];
-    if (ended === null) return null;
-    const idle = idleFlag === "1";
-    // Without history there is nothing to resume from: a non-resumable log always attaches live.
-    if (after === undefined || resumable !== "1") return { cursor: newest, idle };
-    return { cursor: FROM_START.has(after) ? "0-0" : after, idle };
+  /** Where a new reader starts, with the first page it reads: null for an unknown log. */
+  const attach = async (key: string, after: string | undefined): Promise<Attached | null> => {
+    const from = after === undefined ? "" : FROM_START.has(after) ? "0-0" : after;
+    const reply = (await attachScript(metaKey(key), streamKey(key), from, PAGE)) as [] | [string, string | null, string, StreamEntry[]];
+    if (reply.length === 0) return null;
+    const [ended, idle, cursor, entries] = reply;
+    return { cursor, idle: idle === "1", page: { ended, entries } };
   };
 
-  async function* follow(key: string, start: Promise<{ cursor: string; idle: boolean } | null>, signal: AbortSignal | undefined): AsyncGenerator<StoredEvent> {
-    // Whether the stream may hold what the channel did not bring: at first, after a message that
-    // is no batch ('end', 'open'), after a gap, and at every poll.
-    let stale = true;
+  /**
+   * The attach is sent at once: the reader is attached from this call on. A reader of a log written
+   * here listens from then on too, so a batch written after the attach reaches it and the attach's
+   * first page is all it reads from the stream until something is missing; a reader elsewhere
+   * subscribes meanwhile and reads the stream once more for what was published before its
+   * subscription took. The listener goes when the reader ends, returns (even before its first
+   * pull) or is aborted.
+   */
+  const follow = (key: string, after: string | undefined, signal: AbortSignal | undefined): AsyncGenerator<StoredEvent> => {
+    const start = attach(key, after);
+    start.catch(() => {});
+    // Whether the stream may hold what the channel did not bring: after a message that is no batch
+    // ('end', 'open'), after a gap, at every poll, and for a reader that was not listening when it attached.
+    let stale = false;
     let wake: (() => void) | undefined;
     const inbox = batchInbox();
     const hear = (batch: Batch | "end") => {
@@ -282,7 +311,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       wake?.();
     };
     const subscribe = () => channels.listen(channel(key), (message) => hear(message.startsWith("{") ? parseBatch(message) : "end"));
-    let unlisten: () => void;
+    let unlisten: (() => void) | undefined;
     let left = false;
     const local = writers.get(key);
     if (local) {
@@ -302,64 +331,92 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       local.add(reader);
       unlisten = () => local.delete(reader);
     } else {
-      unlisten = await subscribe();
+      stale = true;
+      void subscribe().then((stop) => {
+        if (left) stop();
+        else unlisten = stop;
+      });
     }
-    const onAbort = () => wake?.();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      const position = await start;
-      if (!position) return;
-      let cursor = position.cursor;
-      while (!signal?.aborted) {
-        // A batch the channel carried that continues from the cursor needs no read of the stream.
-        // Not while stale: a nudge before it may stand for events its `p` does not know of (an
-        // older replica's appends, which keep no `last`).
-        if (!stale) {
-          const batch = inbox.next(cursor);
-          if (batch === "end") return;
-          if (batch) {
-            for (const [id, event, data] of batch) {
-              cursor = id;
-              yield { id, event, data };
-              if (signal?.aborted) return;
-            }
-            continue;
-          }
-          if (inbox.waiting()) stale = true;
-        }
-        if (stale) {
-          stale = false;
-          const [ended, entries] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[]];
-          for (const [id, fields] of entries) {
-            cursor = id;
-            yield toEvent(id, fields);
-            if (signal?.aborted) return;
-          }
-          if (entries.length === PAGE) stale = true;
-          // A missing flag means the log expired or was never there: nothing more will come.
-          else if (ended !== "0") return;
-          continue;
-        }
-        const polled = await new Promise<boolean>((done) => {
-          const timer = setTimeout(() => done(true), pollMs);
-          wake = () => {
-            clearTimeout(timer);
-            done(false);
-          };
-          if (signal?.aborted) wake();
-        });
-        wake = undefined;
-        if (!polled) continue;
-        stale = true;
-        // A followed thread log must outlive its idle expiry while someone is reading it.
-        if (position.idle) await commands.pipeline().pexpire(metaKey(key), retentionMs).pexpire(streamKey(key), retentionMs).exec();
-      }
-    } finally {
+    const leave = () => {
+      if (left) return;
       left = true;
       signal?.removeEventListener("abort", onAbort);
-      unlisten();
-    }
-  }
+      unlisten?.();
+    };
+    const onAbort = () => {
+      leave();
+      wake?.();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+
+    const events = (async function* () {
+      try {
+        const position = await start;
+        if (!position) return;
+        let { cursor } = position;
+        let page: Page | undefined = position.page;
+        while (!signal?.aborted) {
+          // A batch the channel carried that continues from the cursor needs no read of the stream.
+          // Not while stale: a nudge before it may stand for events its `p` does not know of (an
+          // older replica's appends, which keep no `last`).
+          if (!stale && !page) {
+            const batch = inbox.next(cursor);
+            if (batch === "end") return;
+            if (batch) {
+              for (const [id, event, data] of batch) {
+                cursor = id;
+                yield { id, event, data };
+                if (signal?.aborted) return;
+              }
+              continue;
+            }
+            if (inbox.waiting()) stale = true;
+          }
+          if (stale || page) {
+            stale = false;
+            const { ended, entries } = page ?? (await readPage(key, cursor));
+            page = undefined;
+            for (const [id, fields] of entries) {
+              cursor = id;
+              yield toEvent(id, fields);
+              if (signal?.aborted) return;
+            }
+            if (entries.length === PAGE) stale = true;
+            // A missing flag means the log expired or was never there: nothing more will come.
+            else if (ended !== "0") return;
+            continue;
+          }
+          const polled = await new Promise<boolean>((done) => {
+            const timer = setTimeout(() => done(true), pollMs);
+            wake = () => {
+              clearTimeout(timer);
+              done(false);
+            };
+            if (signal?.aborted) wake();
+          });
+          wake = undefined;
+          if (!polled) continue;
+          stale = true;
+          // A followed thread log must outlive its idle expiry while someone is reading it.
+          if (position.idle) await commands.pipeline().pexpire(metaKey(key), retentionMs).pexpire(streamKey(key), retentionMs).exec();
+        }
+      } finally {
+        leave();
+      }
+    })();
+    // A generator returned before its first pull never runs its finally.
+    const close = events.return.bind(events);
+    events.return = (value) => {
+      leave();
+      return close(value);
+    };
+    return events;
+  };
+
+  const readPage = async (key: string, cursor: string): Promise<Page> => {
+    const [ended, entries] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[]];
+    return { ended, entries };
+  };
 
   return {
     open(key, opts) {
@@ -438,10 +495,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
     read(key, { after, signal }) {
       if (after !== undefined && !FROM_START.has(after)) parseId(after);
       if (signal?.aborted) return (async function* () {})();
-      // Started now, not on the first pull: the reader is attached from this call on.
-      const start = attach(key, after);
-      start.catch(() => {});
-      return follow(key, start, signal);
+      return follow(key, after, signal);
     },
 
     async has(key) {

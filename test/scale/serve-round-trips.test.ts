@@ -12,15 +12,15 @@ import { describeWithPostgresAndRedis } from "../support/redis.js";
 import { openServeCluster, type ServeCluster } from "./serve-cluster.js";
 
 const RUNS = 10;
-// Measured: 3 / 12.6 stateless, 24.4 / 13 on a thread (statements / commands per run); before
+// Measured: 3 / 11.9 stateless, 24.4 / 11.4 on a thread (statements / commands per run); before
 // #22's changes 81.3 / 53.2 and 81.4 / 55 (PostgreSQL: 16 before a stateless run's checkpoints were
 // held back, 21 and 26.7 before a stateless run's finish took its checkpoints along and its first
-// read was skipped; Redis: 14 and 14.1 before a run's end took its thread log's closing events
-// along, 16.6 before a run's readers on its own process took its batches from memory, 53.2 and
+// read was skipped; Redis: 12.6 and 13 before a replay's attach read its first page, 14 and 14.1
+// before a run's end took its thread log's closing events along, 16.6 before a run's readers on its own process took its batches from memory, 53.2 and
 // 52.6 before the event log's batched appends, its follower check inside the append and its
 // one-script reads).
-const STATELESS_BOUNDS = { postgres: 5, redis: 14 };
-const THREADED_BOUNDS = { postgres: 27, redis: 15 };
+const STATELESS_BOUNDS = { postgres: 5, redis: 13 };
+const THREADED_BOUNDS = { postgres: 27, redis: 13 };
 
 interface Counts {
   postgres_statements: number;

@@ -240,6 +240,26 @@ export function eventLogCases(backend: () => EventBackend): void {
     expect((await collect(log.read(run, { after: "-1" }))).length).toBe(301);
   });
 
+  it("replays a log of several pages from the start or from an id, open or ended, and nothing of an unknown one", async () => {
+    const { log } = backend();
+    const k = key();
+    await log.open(k, { resumable: true });
+    const ids = await Promise.all(Array.from({ length: 1_234 }, (_, i) => log.append(k, { event: "custom", data: { i } })));
+    const numbers = (events: StoredEvent[]) => events.map((e) => (e.data as { i: number }).i);
+    // While the log is open: a replay reads every page held, then waits for what comes next.
+    const whileOpen = collect(log.read(k, { after: "-1" }));
+    const fromMiddle = collect(log.read(k, { after: ids[700]! }));
+    const last = await log.append(k, { event: "custom", data: { i: 1_234 } });
+    await log.end(k);
+    expect(numbers(await whileOpen)).toEqual(Array.from({ length: 1_235 }, (_, i) => i));
+    expect(numbers(await fromMiddle)).toEqual(Array.from({ length: 534 }, (_, i) => 701 + i));
+    // Once ended: the same events, then the end, without waiting.
+    expect((await collect(log.read(k, { after: "-" }))).map((e) => e.id)).toEqual([...ids, last]);
+    expect(await collect(log.read(k, { after: last }))).toEqual([]);
+    expect(await collect(log.read(key(), { after: "-1" }))).toEqual([]);
+    expect(await collect(log.read(key(), { after: ids[3]! }))).toEqual([]);
+  });
+
   it("appends closing events to another log with the end, in order, only while that log is open", async () => {
     const { log } = backend();
     const run = key();

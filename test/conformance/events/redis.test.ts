@@ -42,6 +42,23 @@ await describeWithRedis("Redis event log and bus", () => {
 
   eventLogCases(() => ({ log, bus, retentionMs }));
 
+  it("replays a log written here in one command, the attach reading its first page", async () => {
+    const key = `run-${randomUUID()}`;
+    const stopWriting = log.writeHere(key);
+    await log.open(key, { resumable: true });
+    const ids = await Promise.all([1, 2, 3].map((i) => log.append(key, { event: "values", data: { i } })));
+    const before = redis.commandsSent();
+    const replayed: string[] = [];
+    for await (const event of log.read(key, { after: "-1" })) {
+      replayed.push(event.id);
+      if (replayed.length === 3) void log.end(key);
+    }
+    stopWriting();
+    expect(replayed).toEqual(ids);
+    // The attach, then the end.
+    expect(redis.commandsSent() - before).toBe(2);
+  });
+
   it("lets the writer's own readers skip the channel, and moves them to it when the run goes to another process", async () => {
     const key = `run-${randomUUID()}`;
     const channel = `${prefix}events:${key}`;
