@@ -115,11 +115,11 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   };
   // Logs written here (writeHere), each with its writer's token: a stop from an earlier writer of the key changes nothing.
   const writing = new Map<string, object>();
-  // Subscribed once for the process's lifetime. Until Redis confirmed it, a new reader reads the
-  // stream once more after its attach, for what was sent before the subscription took.
+  // Subscribed once for the process's lifetime. A reader that attaches before Redis confirmed it
+  // reads the stream once more when it has, for what was sent before the subscription took.
   const ownChannel = `${prefix}events:proc:${options.processId}`;
   let subscribed = false;
-  void channels
+  const subscription = channels
     .listen(ownChannel, (message) => {
       const split = message.indexOf("\n");
       const logChannel = message.slice(0, split);
@@ -199,9 +199,10 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   const follow = (key: string, after: string | undefined, signal: AbortSignal | undefined): AsyncGenerator<StoredEvent> => {
     const start = attach(key, after);
     start.catch(() => {});
+    const unconfirmed = subscribed ? undefined : subscription;
     // Whether the stream may hold what no message brought: after a nudge, after a gap, at every
     // poll, and when the process's subscription was not confirmed as the reader attached.
-    let stale = !subscribed;
+    let stale = unconfirmed !== undefined;
     let wake: (() => void) | undefined;
     const inbox = batchInbox();
     const reader = (heard: Heard) => {
@@ -229,6 +230,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       try {
         const position = await start;
         if (!position) return;
+        await unconfirmed;
         let { cursor } = position;
         let page: Page | undefined = position.page;
         while (!signal?.aborted) {

@@ -79,6 +79,25 @@ await describeWithRedis("Redis event log and bus", () => {
     expect(await subscribers(`${prefix}events:${key}`)).toBe(0);
   });
 
+  it("brings every batch to a reader on a process that has just started, before its subscription is confirmed", async () => {
+    const key = `run-${randomUUID()}`;
+    await log.open(key, { resumable: true });
+    const first = await log.append(key, { event: "values", data: { i: 1 } });
+    const logger = createLogger({ level: "error", json: true });
+    const started = await connectRedis({ url: TEST_REDIS_URL, keyPrefix: prefix }, logger);
+    try {
+      const channels = redisChannels(started.subscriber, logger);
+      const fresh = createRedisEventLog({ commands: started.commands, channels, prefix, retentionMs, openTtlMs: 60_000, pollMs: 60_000, processId: "C" });
+      const reading = collect(fresh.read(key, { after: "-1" }));
+      const rest: string[] = [];
+      for (let i = 2; i <= 4; i++) rest.push(await log.append(key, { event: "values", data: { i } }));
+      await log.end(key);
+      expect(await reading).toEqual(values([first, ...rest]));
+    } finally {
+      await started.close();
+    }
+  });
+
   it("brings a reader every batch another process writes, from the channel alone", async () => {
     const key = `run-${randomUUID()}`;
     const stopWriting = log.writeHere(key);
