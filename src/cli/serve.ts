@@ -27,6 +27,7 @@ export async function startServeServer(flags: ServeFlags, log?: Logger): Promise
     // A log outlives its longest possible run, retries included, then goes even if nobody ended it.
     openTtlMs: config.queue.timeoutMs * config.queue.maxAttempts + config.streamRetentionMs,
     pollMs: config.queue.pollMs,
+    processId: workerId,
   });
   // Held for a little less than one sweep interval, so whichever replica ticks next can take it.
   const lockMs = Math.max(1, config.queue.sweepMs - Math.min(1_000, Math.floor(config.queue.sweepMs / 10)));

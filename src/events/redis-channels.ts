@@ -1,6 +1,6 @@
 // Channel subscriptions shared by everything in one process that listens on Redis pub/sub: the
-// bus's topics and the event logs' wake-ups. One SUBSCRIBE per channel however many listeners it
-// has, released when the last one leaves, all on the one subscriber connection.
+// bus's topics and the event logs' process channel. One SUBSCRIBE per channel however many
+// listeners it has, released when the last one leaves, all on the one subscriber connection.
 import type { Redis } from "ioredis";
 import type { Logger } from "../logging.js";
 

@@ -1,22 +1,25 @@
 // Event logs in Redis, so every replica can serve every stream and Last-Event-ID resumes anywhere.
 // Each log is a Redis stream (XADD ids are the `<ms>-<seq>` ids clients see) plus a small hash of
-// its options and whether it ended. Appends publish what they wrote on the log's channel; readers
-// take it from there when it continues where they are, read the stream otherwise, and poll as
-// well, so a lost message costs one poll interval.
+// its options, whether it ended and which processes read it (redis-log-scripts.ts). Appends send
+// what they wrote to each of those processes' channel; a process subscribes to its own once, at
+// start, and hands each message to its readers of that log. A reader takes a batch as it is when
+// it continues where the reader is, reads the stream otherwise, and polls as well, so a lost
+// message costs one poll interval. A reader's attach registers its process and reads its first page.
 //
 // Writes to one log go out one script call at a time, in call order; appends made while a call is
 // in flight wait and then go together in the next one (group commit). A writer that does not await
 // each append (a run emitting thousands of events) so costs one round trip per batch, not per event.
 //
 // A log written by this process (writeHere: a run executing here) hands each batch it wrote to the
-// readers here as it is, with the id it follows, as the channel would: they subscribe to nothing
-// and parse nothing, and the channel's copy goes to the other replicas only. When the writer stops
-// without ending the log (the run went to another worker), those readers subscribe after all and
-// read what they missed from the stream.
+// readers here as it is, with the id it follows: its scripts send nothing to this process, so those
+// readers parse nothing, including those that attached before the run started here. When the writer
+// stops without ending the log (the run went to another worker), the next writer sends to this
+// process again, as the readers' registration asks.
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { invalid } from "../errors.js";
 import type { RedisChannels } from "./redis-channels.js";
+import { APPEND, ATTACH, END, OPEN, PAGE_READ } from "./redis-log-scripts.js";
 import { DEFAULT_MAX_EVENTS, type RunEvent, type RunEventLog, type StoredEvent } from "./run-event-log.js";
 
 export interface RedisEventLogOptions {
@@ -34,6 +37,8 @@ export interface RedisEventLogOptions {
   pollMs?: number;
   /** Per-log bound (approximate, XADD MAXLEN ~); past it the oldest events are dropped. */
   maxEvents?: number;
+  /** Unique per process (the worker id): names the channel on which this process hears about the logs it reads. */
+  processId: string;
 }
 
 const FROM_START = new Set(["-1", "-"]);
@@ -45,100 +50,20 @@ const BATCH_BYTES = 1 << 20;
 // Events a reader holds from its channel before it has read them; past it, it reads the stream.
 const INBOX_EVENTS = 4096;
 
-// KEYS: meta, stream. ARGV: resumable, expiresWhenIdle, retentionMs, openTtlMs, channel, createOnly.
-// Creates the log, or reopens an ended one (a retried attempt continues its log); with createOnly
-// an existing log is left as it is.
-const OPEN = `
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('HSET', KEYS[1], 'resumable', ARGV[1], 'idle', ARGV[2], 'ended', '0')
-elseif ARGV[6] == '1' then
-  return 0
-elseif redis.call('HGET', KEYS[1], 'ended') == '1' then
-  redis.call('HSET', KEYS[1], 'ended', '0')
-  redis.call('PUBLISH', ARGV[5], 'open')
-end
-local ttl = ARGV[4]
-if redis.call('HGET', KEYS[1], 'idle') == '1' then ttl = ARGV[3] end
-redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('PEXPIRE', KEYS[2], ttl)
-return 1`;
-
-// KEYS: meta, stream, also-meta, also-stream (the log's own again when there is none).
-// ARGV: maxEvents, retentionMs, openTtlMs, channel, also-channel ('' for none), ifOpen, then per
-// event: whether it also goes to the other log ('1'/'0'), its name, its data. Returns the id the
-// batch follows ('' for none), then the ids; nothing when ifOpen found no open log.
-// A key nobody opened becomes an idle-expiring resumable log, as in the in-process log.
-// Each log's channel gets the batch itself with the id it follows (`last` in the hash), so a
-// reader that is up to date takes it from there instead of reading the stream again.
-const APPEND = `
-local ended = redis.call('HGET', KEYS[1], 'ended')
-if ended ~= '0' and ARGV[6] == '1' then return {} end
-if ended == '1' then return redis.error_reply('GANTRY_LOG_ENDED') end
-if not ended then redis.call('HSET', KEYS[1], 'resumable', '1', 'idle', '1', 'ended', '0') end
-local function ttl(meta)
-  if redis.call('HGET', meta, 'idle') == '1' then return ARGV[2] end
-  return ARGV[3]
-end
-local function written(meta, stream, channel, prev, entries, last)
-  local t = ttl(meta)
-  redis.call('HSET', meta, 'last', last)
-  redis.call('PEXPIRE', meta, t)
-  redis.call('PEXPIRE', stream, t)
-  redis.call('PUBLISH', channel, '{"p":"' .. (prev or '') .. '","b":[' .. table.concat(entries, ',') .. ']}')
-end
--- An empty stream follows 0-0, where a reader of it stands; one written before 'last' was kept follows nothing.
-local function lastOf(meta, stream)
-  local last = redis.call('HGET', meta, 'last')
-  if not last and redis.call('XLEN', stream) == 0 then return '0-0' end
-  return last
-end
-local also = ARGV[5] ~= '' and redis.call('HGET', KEYS[3], 'ended') == '0'
-local prev = lastOf(KEYS[1], KEYS[2])
-local alsoPrev = also and lastOf(KEYS[3], KEYS[4])
-local ids, entries, alsoEntries = {}, {}, {}
-local alsoLast = false
-for i = 7, #ARGV, 3 do
-  local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1], 'd', ARGV[i + 2])
-  local tail = ',' .. cjson.encode(ARGV[i + 1]) .. ',' .. ARGV[i + 2] .. ']'
-  ids[#ids + 1] = id
-  entries[#entries + 1] = '["' .. id .. '"' .. tail
-  if also and ARGV[i] == '1' then
-    alsoLast = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1], 'd', ARGV[i + 2])
-    alsoEntries[#alsoEntries + 1] = '["' .. alsoLast .. '"' .. tail
-  end
-end
-written(KEYS[1], KEYS[2], ARGV[4], prev, entries, ids[#ids])
-if alsoLast then written(KEYS[3], KEYS[4], ARGV[5], alsoPrev, alsoEntries, alsoLast) end
-table.insert(ids, 1, prev or '')
-return ids`;
-
-// KEYS: meta, stream. ARGV: retentionMs, channel.
-// The channel hears the id the end follows: a reader that has read up to it is done, unread.
-// Returns that id ('' when unknown), or 0 for a log that had ended already.
-const END = `
-if redis.call('HGET', KEYS[1], 'ended') ~= '0' then return 0 end
-redis.call('HSET', KEYS[1], 'ended', '1')
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[1])
-local last = redis.call('HGET', KEYS[1], 'last')
-if not last and redis.call('XLEN', KEYS[2]) == 0 then last = '0-0' end
-if last then redis.call('PUBLISH', ARGV[2], '{"p":"' .. last .. '","b":[],"end":1}') else redis.call('PUBLISH', ARGV[2], 'end') end
-return last or ''`;
-
-// KEYS: meta, stream. Where a new reader starts: the log's flags and its newest id.
-const ATTACH = `
-local meta = redis.call('HMGET', KEYS[1], 'ended', 'idle', 'resumable')
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
-local newest = '0-0'
-if last[1] then newest = last[1][1] end
-return {meta[1], meta[2], meta[3], newest}`;
-
-// KEYS: meta, stream. ARGV: cursor, page size. The end flag is read before the page: if it was
-// set, every event is already in the stream.
-const PAGE_READ = `
-return {redis.call('HGET', KEYS[1], 'ended'), redis.call('XRANGE', KEYS[2], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])}`;
-
 type StreamEntry = [id: string, fields: string[]];
+
+/** Events read from the stream, and the log's end flag as it was before they were read (null: the log is gone). */
+interface Page {
+  ended: string | null;
+  entries: StreamEntry[];
+}
+
+/** Where a new reader stands, and the first page it reads. */
+interface Attached {
+  cursor: string;
+  idle: boolean;
+  page: Page;
+}
 
 interface Pending {
   event: RunEvent;
@@ -155,13 +80,8 @@ interface Batch {
   end: boolean;
 }
 
-/** A reader on this process of a log this process writes. */
-interface LocalReader {
-  /** A batch, or "end" for an end whose position is unknown. */
-  hear(batch: Batch | "end"): void;
-  /** The writer stopped without ending the log. */
-  gone(): void;
-}
+/** A batch, or a nudge: a message that is no batch ('open', an end whose position is unknown): read the stream. */
+type Heard = Batch | "nudge";
 
 /** A write waiting its turn on its log: a batch of appends, or another script call. */
 type Write = { batch: Pending[]; alsoTo: string | undefined; ifOpen: boolean; bytes: number } | { run: () => Promise<void> };
@@ -182,17 +102,34 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   };
   const openScript = script(OPEN);
   const appendScript = script(APPEND, 4);
-  const endScript = script(END);
+  const endScript = script(END, 4);
   const attachScript = script(ATTACH);
   const pageScript = script(PAGE_READ);
 
   // Per log, the writes not yet sent, oldest first; a log is listed while one of its writes is in flight.
   const queues = new Map<string, Write[]>();
-  // Logs this process writes, with their readers here.
-  const writers = new Map<string, Set<LocalReader>>();
-  const hearLocally = (key: string, batch: Batch | "end") => {
-    for (const reader of writers.get(key) ?? []) reader.hear(batch);
+  // The readers here, by their log's channel (the name messages about the log carry).
+  const readers = new Map<string, Set<(heard: Heard) => void>>();
+  const hear = (logChannel: string, heard: Heard) => {
+    for (const reader of readers.get(logChannel) ?? []) reader(heard);
   };
+  // Logs written here (writeHere), each with its writer's token: a stop from an earlier writer of the key changes nothing.
+  const writing = new Map<string, object>();
+  // Subscribed once for the process's lifetime. A reader that attaches before Redis confirmed it
+  // reads the stream once more when it has, for what was sent before the subscription took.
+  const ownChannel = `${prefix}events:proc:${options.processId}`;
+  let subscribed = false;
+  const subscription = channels
+    .listen(ownChannel, (message) => {
+      const split = message.indexOf("\n");
+      const logChannel = message.slice(0, split);
+      if (split < 0 || !readers.has(logChannel)) return;
+      const body = message.slice(split + 1);
+      hear(logChannel, body.startsWith("{") ? parseBatch(body) : "nudge");
+    })
+    .then(() => {
+      subscribed = true;
+    });
 
   const drain = async (key: string, queue: Write[]) => {
     for (let write = queue.shift(); write; write = queue.shift()) {
@@ -215,6 +152,8 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
     new Promise<T>((resolve, reject) => enqueue(key, { run: () => call().then(resolve, reject) }));
 
   const sendBatch = async (key: string, { batch, alsoTo: also, ifOpen }: Extract<Write, { batch: Pending[] }>) => {
+    // Decided as the batch leaves: its readers here hear it either from Redis or from here, never both.
+    const here = writing.has(key);
     const args: Array<string | number> = [
       metaKey(key),
       streamKey(key),
@@ -226,13 +165,14 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       channel(key),
       also === undefined ? "" : channel(also),
       ifOpen ? "1" : "0",
+      here ? ownChannel : "",
     ];
     for (const one of batch) args.push(one.also ? "1" : "0", one.event.event, one.data);
     try {
       const [prev, ...ids] = (await appendScript(...args)) as string[];
       batch.forEach((one, i) => one.resolve(ids[i] ?? ""));
-      if (prev !== undefined && ids.length === batch.length && writers.get(key)?.size) {
-        hearLocally(key, { prev, entries: batch.map((one, i): BatchEntry => [ids[i]!, one.event.event, one.event.data]), end: false });
+      if (here && prev !== undefined && ids.length === batch.length && readers.has(channel(key))) {
+        hear(channel(key), { prev, entries: batch.map((one, i): BatchEntry => [ids[i]!, one.event.event, one.event.data]), end: false });
       }
     } catch (err) {
       const failure = (err as Error).message.includes("GANTRY_LOG_ENDED") ? new Error(`Event log ${key} has ended; open() it again before appending`) : err;
@@ -240,105 +180,123 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
     }
   };
 
-  /** Where a new reader starts: null for an unknown log. */
-  const attach = async (key: string, after: string | undefined): Promise<{ cursor: string; idle: boolean } | null> => {
-    const [ended, idleFlag, resumable, newest] = (await attachScript(metaKey(key), streamKey(key))) as [string | null, string | null, string | null, string];
-    if (ended === null) return null;
-    const idle = idleFlag === "1";
-    // Without history there is nothing to resume from: a non-resumable log always attaches live.
-    if (after === undefined || resumable !== "1") return { cursor: newest, idle };
-    return { cursor: FROM_START.has(after) ? "0-0" : after, idle };
+  /** Where a new reader starts, with the first page it reads: null for an unknown log. */
+  const attach = async (key: string, after: string | undefined): Promise<Attached | null> => {
+    const from = after === undefined ? "" : FROM_START.has(after) ? "0-0" : after;
+    const reply = (await attachScript(metaKey(key), streamKey(key), from, PAGE, ownChannel)) as [] | [string, string | null, string, StreamEntry[]];
+    if (reply.length === 0) return null;
+    const [ended, idle, cursor, entries] = reply;
+    return { cursor, idle: idle === "1", page: { ended, entries } };
   };
 
-  async function* follow(key: string, start: Promise<{ cursor: string; idle: boolean } | null>, signal: AbortSignal | undefined): AsyncGenerator<StoredEvent> {
-    // Whether the stream may hold what the channel did not bring: at first, after a message that
-    // is no batch ('end', 'open'), after a gap, and at every poll.
-    let stale = true;
+  /**
+   * The attach is sent at once (the reader is attached from this call on), and the reader listens
+   * from then on: what is written after the attach reaches it, so the attach's first page is all it
+   * reads from the stream until something is missing. It stops listening when it ends, returns
+   * (even before its first pull) or is aborted; its process stays registered on the log until the
+   * log expires, and ignores what it hears of a log it no longer reads.
+   */
+  const follow = (key: string, after: string | undefined, signal: AbortSignal | undefined): AsyncGenerator<StoredEvent> => {
+    const start = attach(key, after);
+    start.catch(() => {});
+    const unconfirmed = subscribed ? undefined : subscription;
+    // Whether the stream may hold what no message brought: after a nudge, after a gap, at every
+    // poll, and when the process's subscription was not confirmed as the reader attached.
+    let stale = unconfirmed !== undefined;
     let wake: (() => void) | undefined;
     const inbox = batchInbox();
-    const hear = (batch: Batch | "end") => {
-      if (batch === "end" || !inbox.add(batch)) stale = true;
+    const reader = (heard: Heard) => {
+      if (heard === "nudge" || !inbox.add(heard)) stale = true;
       wake?.();
     };
-    const subscribe = () => channels.listen(channel(key), (message) => hear(message.startsWith("{") ? parseBatch(message) : "end"));
-    let unlisten: () => void;
+    const logChannel = channel(key);
+    let listeners = readers.get(logChannel);
+    if (!listeners) readers.set(logChannel, (listeners = new Set()));
+    listeners.add(reader);
     let left = false;
-    const local = writers.get(key);
-    if (local) {
-      const reader: LocalReader = {
-        hear,
-        gone() {
-          local.delete(reader);
-          void subscribe().then((stop) => {
-            if (left) return stop();
-            unlisten = stop;
-            // What the next writer wrote before the subscription took is in the stream.
-            stale = true;
-            wake?.();
-          });
-        },
-      };
-      local.add(reader);
-      unlisten = () => local.delete(reader);
-    } else {
-      unlisten = await subscribe();
-    }
-    const onAbort = () => wake?.();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      const position = await start;
-      if (!position) return;
-      let cursor = position.cursor;
-      while (!signal?.aborted) {
-        // A batch the channel carried that continues from the cursor needs no read of the stream.
-        // Not while stale: a nudge before it may stand for events its `p` does not know of (an
-        // older replica's appends, which keep no `last`).
-        if (!stale) {
-          const batch = inbox.next(cursor);
-          if (batch === "end") return;
-          if (batch) {
-            for (const [id, event, data] of batch) {
-              cursor = id;
-              yield { id, event, data };
-              if (signal?.aborted) return;
-            }
-            continue;
-          }
-          if (inbox.waiting()) stale = true;
-        }
-        if (stale) {
-          stale = false;
-          const [ended, entries] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[]];
-          for (const [id, fields] of entries) {
-            cursor = id;
-            yield toEvent(id, fields);
-            if (signal?.aborted) return;
-          }
-          if (entries.length === PAGE) stale = true;
-          // A missing flag means the log expired or was never there: nothing more will come.
-          else if (ended !== "0") return;
-          continue;
-        }
-        const polled = await new Promise<boolean>((done) => {
-          const timer = setTimeout(() => done(true), pollMs);
-          wake = () => {
-            clearTimeout(timer);
-            done(false);
-          };
-          if (signal?.aborted) wake();
-        });
-        wake = undefined;
-        if (!polled) continue;
-        stale = true;
-        // A followed thread log must outlive its idle expiry while someone is reading it.
-        if (position.idle) await commands.pipeline().pexpire(metaKey(key), retentionMs).pexpire(streamKey(key), retentionMs).exec();
-      }
-    } finally {
+    const leave = () => {
+      if (left) return;
       left = true;
       signal?.removeEventListener("abort", onAbort);
-      unlisten();
-    }
-  }
+      if (listeners.delete(reader) && listeners.size === 0 && readers.get(logChannel) === listeners) readers.delete(logChannel);
+    };
+    const onAbort = () => {
+      leave();
+      wake?.();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+
+    const events = (async function* () {
+      try {
+        const position = await start;
+        if (!position) return;
+        await unconfirmed;
+        let { cursor } = position;
+        let page: Page | undefined = position.page;
+        while (!signal?.aborted) {
+          // A batch heard that continues from the cursor needs no read of the stream. Not while
+          // stale: a nudge before it may stand for events its `p` does not know of (an older
+          // replica's appends, which keep no `last`).
+          if (!stale && !page) {
+            const batch = inbox.next(cursor);
+            if (batch === "end") return;
+            if (batch) {
+              for (const [id, event, data] of batch) {
+                cursor = id;
+                yield { id, event, data };
+                if (signal?.aborted) return;
+              }
+              continue;
+            }
+            if (inbox.waiting()) stale = true;
+          }
+          if (stale || page) {
+            // The attach's page leaves `stale` as it was: a reader that was not listening yet reads again after it.
+            const first = page;
+            page = undefined;
+            if (!first) stale = false;
+            const { ended, entries } = first ?? (await readPage(key, cursor));
+            for (const [id, fields] of entries) {
+              cursor = id;
+              yield toEvent(id, fields);
+              if (signal?.aborted) return;
+            }
+            if (entries.length === PAGE) stale = true;
+            // A missing flag means the log expired or was never there: nothing more will come.
+            else if (ended !== "0") return;
+            continue;
+          }
+          const polled = await new Promise<boolean>((done) => {
+            const timer = setTimeout(() => done(true), pollMs);
+            wake = () => {
+              clearTimeout(timer);
+              done(false);
+            };
+            if (signal?.aborted) wake();
+          });
+          wake = undefined;
+          if (!polled) continue;
+          stale = true;
+          // A followed thread log must outlive its idle expiry while someone is reading it.
+          if (position.idle) await commands.pipeline().pexpire(metaKey(key), retentionMs).pexpire(streamKey(key), retentionMs).exec();
+        }
+      } finally {
+        leave();
+      }
+    })();
+    // A generator returned before its first pull never runs its finally.
+    const close = events.return.bind(events);
+    events.return = (value) => {
+      leave();
+      return close(value);
+    };
+    return events;
+  };
+
+  const readPage = async (key: string, cursor: string): Promise<Page> => {
+    const [ended, entries] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[]];
+    return { ended, entries };
+  };
 
   return {
     open(key, opts) {
@@ -381,34 +339,44 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       });
     },
 
-    end(key, endOptions) {
+    end(key, endOptions = {}) {
+      const { alsoTo } = endOptions;
+      const events: string[] = [];
+      for (const event of alsoTo?.events ?? []) events.push(event.event, JSON.stringify(event.data) ?? "null");
       return inTurn(key, async () => {
-        const last = (await endScript(metaKey(key), streamKey(key), Math.min(endOptions?.retainMs ?? retentionMs, retentionMs), channel(key))) as
-          | string
-          | number;
-        if (typeof last === "string") hearLocally(key, last === "" ? "end" : { prev: last, entries: [], end: true });
-        // Ended: nothing more will be written here, and the readers here have heard the end.
-        writers.delete(key);
+        const here = writing.has(key);
+        const last = (await endScript(
+          metaKey(key),
+          streamKey(key),
+          metaKey(alsoTo?.key ?? key),
+          streamKey(alsoTo?.key ?? key),
+          Math.min(endOptions.retainMs ?? retentionMs, retentionMs),
+          channel(key),
+          maxEvents,
+          retentionMs,
+          openTtlMs,
+          alsoTo === undefined ? "" : channel(alsoTo.key),
+          here ? ownChannel : "",
+          ...events,
+        )) as string | number;
+        if (here && typeof last === "string") hear(channel(key), last === "" ? "nudge" : { prev: last, entries: [], end: true });
+        // Ended: nothing more will be written here.
+        writing.delete(key);
       });
     },
 
     writeHere(key) {
-      const readers = new Set<LocalReader>();
-      writers.set(key, readers);
+      const token = {};
+      writing.set(key, token);
       return () => {
-        if (writers.get(key) !== readers) return;
-        writers.delete(key);
-        for (const reader of [...readers]) reader.gone();
+        if (writing.get(key) === token) writing.delete(key);
       };
     },
 
     read(key, { after, signal }) {
       if (after !== undefined && !FROM_START.has(after)) parseId(after);
       if (signal?.aborted) return (async function* () {})();
-      // Started now, not on the first pull: the reader is attached from this call on.
-      const start = attach(key, after);
-      start.catch(() => {});
-      return follow(key, start, signal);
+      return follow(key, after, signal);
     },
 
     async has(key) {

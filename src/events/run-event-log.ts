@@ -46,6 +46,13 @@ export interface EndOptions {
    * which is also the default. Readers attached when it goes drain it all the same.
    */
   retainMs?: number;
+  /**
+   * Also appends these events, in order, to another log if it exists and has not ended, in the same
+   * atomic step as the end (whether or not this log had ended already): a run's closing markers on
+   * its thread's log cost no call of their own, and a thread follower sees them in order, after
+   * every event the run copied there.
+   */
+  alsoTo?: { key: string; events: RunEvent[] };
 }
 
 export interface AppendOptions {
@@ -88,7 +95,10 @@ export interface RunEventLog {
    * appends ends the log after them. Each append's promise still settles with its own outcome.
    */
   append(key: string, event: RunEvent, options?: AppendOptions): Promise<string>;
-  /** Readers drain what is left, then end. Resumable logs stay readable for their retention time; others go at once. */
+  /**
+   * Readers drain what is left, then end. Resumable logs stay readable for their retention time;
+   * others go at once. Ending an ended or unknown log changes nothing (its `alsoTo` still applies).
+   */
   end(key: string, options?: EndOptions): Promise<void>;
   /**
    * Yields until the log is ended and drained, or the signal aborts. An unknown key yields nothing.
@@ -246,11 +256,15 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
 
     async end(key, endOptions) {
       const log = find(key);
-      if (!log || log.endedAt !== undefined) return;
-      log.endedAt = now();
-      log.retainMs = Math.min(endOptions?.retainMs ?? retentionMs, retentionMs);
-      if (!log.resumable) logs.delete(key);
-      wake(log);
+      if (log && log.endedAt === undefined) {
+        log.endedAt = now();
+        log.retainMs = Math.min(endOptions?.retainMs ?? retentionMs, retentionMs);
+        if (!log.resumable) logs.delete(key);
+        wake(log);
+      }
+      const alsoTo = endOptions?.alsoTo;
+      const also = alsoTo ? find(alsoTo.key) : undefined;
+      if (alsoTo && also && also.endedAt === undefined) for (const event of alsoTo.events) add(also, event);
     },
 
     read(key, { after, signal }) {

@@ -6,7 +6,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { isUnavailable } from "../errors.js";
-import { protocolLogKey, threadLogKey, type RunEventLog } from "../events/run-event-log.js";
+import { protocolLogKey, threadLogKey, type RunEvent, type RunEventLog } from "../events/run-event-log.js";
 import { writeWindow } from "../events/write-window.js";
 import type { Logger } from "../logging.js";
 import type { CompiledGraphLike } from "../runtime/graph-like.js";
@@ -238,15 +238,16 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
   const [, recorded] = await Promise.all([appended, storage.runs.finish(run.run_id, ctx.workerId, outcome)]);
   if (!recorded) runLog.warn("run outcome not recorded: the lease was lost to another worker");
   else if (outcome.webhook) ctx.webhooks?.recorded();
-  await events.end(run.run_id, kwargs.resumable ? {} : { retainMs: ctx.unresumableRetainMs });
-  if (await events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: outcome.status } }, onlyIfFollowed)) {
-    if (!outcome.delete_thread) {
-      await events.append(threadKey, {
-        event: "state_update",
-        data: { run_id: run.run_id, values: outcome.values ?? null, interrupts: outcome.interrupts ?? {}, status: outcome.thread_status },
-      });
-    }
+  // The thread's followers get the run's end and the state it left with the end of the run's log,
+  // in one call (a deleted thread has no state to show).
+  const closing: RunEvent[] = [{ event: "lifecycle", data: { run_id: run.run_id, status: outcome.status } }];
+  if (!outcome.delete_thread) {
+    closing.push({
+      event: "state_update",
+      data: { run_id: run.run_id, values: outcome.values ?? null, interrupts: outcome.interrupts ?? {}, status: outcome.thread_status },
+    });
   }
+  await events.end(run.run_id, { ...(kwargs.resumable ? {} : { retainMs: ctx.unresumableRetainMs }), alsoTo: { key: threadKey, events: closing } });
 }
 
 async function successOutcome(settled: { values: unknown } | undefined, graph: CompiledGraphLike, threadId: string): Promise<RunOutcome> {

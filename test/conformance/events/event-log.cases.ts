@@ -240,6 +240,56 @@ export function eventLogCases(backend: () => EventBackend): void {
     expect((await collect(log.read(run, { after: "-1" }))).length).toBe(301);
   });
 
+  it("replays a log of several pages from the start or from an id, open or ended, and nothing of an unknown one", async () => {
+    const { log } = backend();
+    const k = key();
+    await log.open(k, { resumable: true });
+    const ids = await Promise.all(Array.from({ length: 1_234 }, (_, i) => log.append(k, { event: "custom", data: { i } })));
+    const numbers = (events: StoredEvent[]) => events.map((e) => (e.data as { i: number }).i);
+    // While the log is open: a replay reads every page held, then waits for what comes next.
+    const whileOpen = collect(log.read(k, { after: "-1" }));
+    const fromMiddle = collect(log.read(k, { after: ids[700]! }));
+    const last = await log.append(k, { event: "custom", data: { i: 1_234 } });
+    await log.end(k);
+    expect(numbers(await whileOpen)).toEqual(Array.from({ length: 1_235 }, (_, i) => i));
+    expect(numbers(await fromMiddle)).toEqual(Array.from({ length: 534 }, (_, i) => 701 + i));
+    // Once ended: the same events, then the end, without waiting.
+    expect((await collect(log.read(k, { after: "-" }))).map((e) => e.id)).toEqual([...ids, last]);
+    expect(await collect(log.read(k, { after: last }))).toEqual([]);
+    expect(await collect(log.read(key(), { after: "-1" }))).toEqual([]);
+    expect(await collect(log.read(key(), { after: ids[3]! }))).toEqual([]);
+  });
+
+  it("appends closing events to another log with the end, in order, only while that log is open", async () => {
+    const { log } = backend();
+    const run = key();
+    const thread = `thread:${randomUUID()}`;
+    await log.open(thread, { resumable: true, expiresWhenIdle: true });
+    const follower = collect(log.read(thread, { after: "-1" }));
+    await log.open(run, { resumable: true });
+    const reading = collect(log.read(run, { after: "-1" }));
+    const copied = await log.append(run, { event: "values", data: { n: 1 } }, { alsoTo: thread });
+    const closing = [
+      { event: "lifecycle", data: { status: "success" } },
+      { event: "state_update", data: { values: { n: 1 } } },
+    ];
+    await log.end(run, { alsoTo: { key: thread, events: closing } });
+    expect((await reading).map((e) => e.id)).toEqual([copied]);
+    // Ending the run again still reaches the thread's log; an ended thread log gets nothing.
+    await log.end(run, { alsoTo: { key: thread, events: [{ event: "lifecycle", data: { status: "again" } }] } });
+    await log.end(thread);
+    await log.end(run, { alsoTo: { key: thread, events: [{ event: "lifecycle", data: { status: "late" } }] } });
+    const seen = await follower;
+    expect(seen.map((e) => e.event)).toEqual(["values", "lifecycle", "state_update", "lifecycle"]);
+    expect(seen.slice(1).map((e) => e.data)).toEqual([...closing.map((e) => e.data), { status: "again" }]);
+    // A log nobody opened is not created by them.
+    const unfollowed = `thread:${randomUUID()}`;
+    const other = key();
+    await log.open(other, { resumable: true });
+    await log.end(other, { alsoTo: { key: unfollowed, events: closing } });
+    expect(await log.has(unfollowed)).toBe(false);
+  });
+
   it("delivers bus messages to every subscriber until it unsubscribes", async () => {
     const { bus } = backend();
     const topic = `topic-${randomUUID()}`;

@@ -1,6 +1,7 @@
 // The event log and bus cases against Redis (`gantry serve`), under a key prefix of this file's own;
-// then what only a shared store has: two processes' logs on one key, the writer's own readers
-// taking its batches from memory and going to Redis when the run moves to the other process.
+// then what only a shared store has: two processes' logs (A and B) on one key, readers hearing
+// another process's writes on their process's one channel, the writer's own readers taking its
+// batches from memory, and the run moving from one process to the other.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createRedisBus } from "../../../src/events/redis-bus.js";
@@ -27,10 +28,18 @@ await describeWithRedis("Redis event log and bus", () => {
     redis = await connectRedis({ url: TEST_REDIS_URL, keyPrefix: prefix }, logger);
     other = await connectRedis({ url: TEST_REDIS_URL, keyPrefix: prefix }, logger);
     const channels = redisChannels(redis.subscriber, logger);
-    log = createRedisEventLog({ commands: redis.commands, channels, prefix, retentionMs, openTtlMs: 60_000, pollMs: 100 });
+    log = createRedisEventLog({ commands: redis.commands, channels, prefix, retentionMs, openTtlMs: 60_000, pollMs: 100, processId: "A" });
     // A long poll: a reader that missed a batch would only catch up after the test's deadline.
     const otherChannels = redisChannels(other.subscriber, logger);
-    otherLog = createRedisEventLog({ commands: other.commands, channels: otherChannels, prefix, retentionMs, openTtlMs: 60_000, pollMs: 60_000 });
+    otherLog = createRedisEventLog({
+      commands: other.commands,
+      channels: otherChannels,
+      prefix,
+      retentionMs,
+      openTtlMs: 60_000,
+      pollMs: 60_000,
+      processId: "B",
+    });
     bus = createRedisBus({ commands: redis.commands, channels, prefix });
   });
 
@@ -42,35 +51,128 @@ await describeWithRedis("Redis event log and bus", () => {
 
   eventLogCases(() => ({ log, bus, retentionMs }));
 
-  it("lets the writer's own readers skip the channel, and moves them to it when the run goes to another process", async () => {
+  const collect = async (events: AsyncIterable<StoredEvent>) => {
+    const out: StoredEvent[] = [];
+    for await (const event of events) out.push(event);
+    return out;
+  };
+  const until = async (what: string, done: () => boolean | Promise<boolean>) => {
+    const deadline = Date.now() + 5_000;
+    while (!(await done())) {
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+      await new Promise((wake) => setTimeout(wake, 10));
+    }
+  };
+  const subscribers = async (channel: string) => ((await redis.commands.pubsub("NUMSUB", channel)) as [string, number])[1];
+  const values = (ids: string[], from = 1) => ids.map((id, n) => ({ id, event: "values", data: { i: n + from } }));
+
+  it("replays a log in one command, the attach reading its first page, with no subscription of its own", async () => {
     const key = `run-${randomUUID()}`;
-    const channel = `${prefix}events:${key}`;
-    const subscribers = async () => ((await redis.commands.pubsub("NUMSUB", channel)) as [string, number])[1];
+    await log.open(key, { resumable: true });
+    const ids = await Promise.all([1, 2, 3].map((i) => log.append(key, { event: "values", data: { i } })));
+    await log.end(key);
+    const before = other.commandsSent();
+    for (let n = 0; n < 5; n++) expect(await collect(otherLog.read(key, { after: "-1" }))).toEqual(values(ids));
+    expect(other.commandsSent() - before).toBe(5);
+    // One subscription per process, made at start, whatever it reads.
+    expect(await subscribers(`${prefix}events:proc:B`)).toBe(1);
+    expect(await subscribers(`${prefix}events:${key}`)).toBe(0);
+  });
+
+  it("brings every batch to a reader on a process that has just started, before its subscription is confirmed", async () => {
+    const key = `run-${randomUUID()}`;
+    await log.open(key, { resumable: true });
+    const first = await log.append(key, { event: "values", data: { i: 1 } });
+    const logger = createLogger({ level: "error", json: true });
+    const started = await connectRedis({ url: TEST_REDIS_URL, keyPrefix: prefix }, logger);
+    try {
+      const channels = redisChannels(started.subscriber, logger);
+      const fresh = createRedisEventLog({ commands: started.commands, channels, prefix, retentionMs, openTtlMs: 60_000, pollMs: 60_000, processId: "C" });
+      const reading = collect(fresh.read(key, { after: "-1" }));
+      const rest: string[] = [];
+      for (let i = 2; i <= 4; i++) rest.push(await log.append(key, { event: "values", data: { i } }));
+      await log.end(key);
+      expect(await reading).toEqual(values([first, ...rest]));
+    } finally {
+      await started.close();
+    }
+  });
+
+  it("brings a reader every batch another process writes, from the channel alone", async () => {
+    const key = `run-${randomUUID()}`;
+    const stopWriting = log.writeHere(key);
+    await log.open(key, { resumable: true });
+    const before = other.commandsSent();
+    // B polls once a minute: whatever it does not hear, it would not see within the test.
+    const reading = collect(otherLog.read(key, { after: "-1" }));
+    const ids: string[] = [];
+    for (let i = 1; i <= 5; i++) ids.push(await log.append(key, { event: "values", data: { i } }));
+    await log.end(key);
+    stopWriting();
+    expect(await reading).toEqual(values(ids));
+    // The attach alone: five batches and the end came from the channel.
+    expect(other.commandsSent() - before).toBe(1);
+  });
+
+  it("moves a reader that attached before the run started on its process to the writer's batches, with nothing sent to it twice", async () => {
+    const key = `run-${randomUUID()}`;
+    const ownChannel = `${prefix}events:proc:B`;
+    const heard: string[] = [];
+    const listener = await connectRedis({ url: TEST_REDIS_URL, keyPrefix: prefix }, createLogger({ level: "error", json: true }));
+    try {
+      listener.subscriber.on("message", (_channel: string, message: string) => heard.push(message));
+      await listener.subscriber.subscribe(ownChannel);
+      await otherLog.open(key, { resumable: true, createOnly: true });
+      const reading = collect(otherLog.read(key, { after: "-1" }));
+      // The first attempt runs on A, the second here on B.
+      const first = await Promise.all([1, 2].map((i) => log.append(key, { event: "values", data: { i } })));
+      await until("A's batches on B's channel", () => heard.some((message) => message.includes(first[1]!)));
+      const stopWriting = otherLog.writeHere(key);
+      const sentBefore = heard.length;
+      const second = await Promise.all([3, 4, 5].map((i) => otherLog.append(key, { event: "values", data: { i } })));
+      await otherLog.end(key);
+      stopWriting();
+      expect(await reading).toEqual(values([...first, ...second]));
+      await log.append(`run-${randomUUID()}`, { event: "values", data: null });
+      expect(heard.length).toBe(sentBefore);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it("keeps readers on both processes going when the run moves from one to the other", async () => {
+    const key = `run-${randomUUID()}`;
     const stopWriting = otherLog.writeHere(key);
     await otherLog.open(key, { resumable: true });
-    const here: StoredEvent[] = [];
-    const elsewhere: StoredEvent[] = [];
-    const reading = Promise.all([
-      (async () => {
-        for await (const event of otherLog.read(key, { after: "-1" })) here.push(event);
-      })(),
-      (async () => {
-        for await (const event of log.read(key, { after: "-1" })) elsewhere.push(event);
-      })(),
-    ]);
+    const here = collect(otherLog.read(key, { after: "-1" }));
+    const elsewhere = collect(log.read(key, { after: "-1" }));
     const first = await Promise.all([1, 2, 3].map((i) => otherLog.append(key, { event: "values", data: { i } })));
-    while (here.length < 3 || elsewhere.length < 3) await new Promise((wake) => setTimeout(wake, 10));
-    // Only the reader on the other process listens on the channel.
-    expect(await subscribers()).toBe(1);
-
-    // The run is handed over: its next attempt writes from this process.
+    // The run is handed over: its next attempt writes from A.
     stopWriting();
-    while ((await subscribers()) < 2) await new Promise((wake) => setTimeout(wake, 10));
     const second = await Promise.all([4, 5].map((i) => log.append(key, { event: "values", data: { i } })));
     await log.end(key);
-    await reading;
-    const expected = [...first, ...second].map((id, n) => ({ id, event: "values", data: { i: n + 1 } }));
-    expect(here).toEqual(expected);
-    expect(elsewhere).toEqual(expected);
+    const expected = values([...first, ...second]);
+    expect(await here).toEqual(expected);
+    expect(await elsewhere).toEqual(expected);
+  });
+
+  it("lets a reader leave while its log goes on, its process ignoring what it hears of it", async () => {
+    const key = `run-${randomUUID()}`;
+    await log.open(key, { resumable: true });
+    const controller = new AbortController();
+    const leaving = otherLog.read(key, { after: "-1", signal: controller.signal });
+    // Returned before its first pull, as a stream closed before it began.
+    await otherLog.read(key, { after: "-1" })[Symbol.asyncIterator]().return?.();
+    const first = await log.append(key, { event: "values", data: { i: 1 } });
+    const iterator = leaving[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toEqual({ id: first, event: "values", data: { i: 1 } });
+    controller.abort();
+    expect((await iterator.next()).done).toBe(true);
+    // B stays registered on the log and hears the next batches, for no reader of its own.
+    const later = await Promise.all([2, 3].map((i) => log.append(key, { event: "values", data: { i } })));
+    const again = collect(otherLog.read(key, { after: later[0]! }));
+    const last = await log.append(key, { event: "values", data: { i: 4 } });
+    await log.end(key);
+    expect((await again).map((e) => e.id)).toEqual([later[1], last]);
   });
 });
