@@ -17,8 +17,7 @@ import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { onDatabase, removeBackends, schemaUrl } from "./serve-backends.js";
 import { alternate, describeError, ErrorTally } from "./bench-target.js";
-import { round } from "./stats.js";
-import { loadFor } from "./stats.js";
+import { loadFor, percentile, round } from "./stats.js";
 import { startGantryForBench, startReferenceForBench, startServeForBench, type BenchServer } from "./start-server.js";
 
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -40,6 +39,8 @@ interface Mode {
   counted: boolean;
   completed: number;
   seconds: number;
+  /** runs/s of each alternating round, in order. */
+  rounds: number[];
 }
 
 interface Counts {
@@ -118,8 +119,11 @@ async function concurrentRound(mode: Mode, seconds: number, errors: ErrorTally, 
   });
   mode.completed += completed;
   mode.seconds += elapsed;
+  mode.rounds.push(completed / elapsed);
   return completed;
 }
+
+const median = (values: number[]) => (values.length === 0 ? NaN : percentile(values, 50));
 
 async function main(): Promise<number> {
   const suffix = randomBytes(4).toString("hex");
@@ -136,6 +140,7 @@ async function main(): Promise<number> {
     counted,
     completed: 0,
     seconds: 0,
+    rounds: [],
   });
   try {
     for (const schema of schemas) await onDatabase(DATABASE_URL, `CREATE SCHEMA ${schema}`);
@@ -191,10 +196,15 @@ async function main(): Promise<number> {
 
     const dev = modes.find((m) => m.name === "gantry dev");
     const rate = (m: Mode) => m.completed / m.seconds;
+    // The machine's speed drifts within minutes; a mode's round and dev's round of the same pass
+    // ran seconds apart, so their ratios, one per pass, say more than the pooled totals when it does.
+    const roundRatios = (m: Mode) => (dev ? m.rounds.map((r, i) => round(r / dev.rounds[i]!, 2)) : []);
     const rows = modes.map((m) => ({
       mode: m.name,
       "runs/s": round(rate(m), 1),
       "÷ gantry dev": dev ? round(rate(m) / rate(dev), 2) : NaN,
+      "÷ dev, median of rounds": dev ? median(roundRatios(m)) : NaN,
+      "÷ dev, each round": roundRatios(m).join(" "),
       runs: m.completed,
     }));
     load.push(loadavg()[0]!);
