@@ -1,5 +1,5 @@
 // Finishes of concurrent stateless runs share statements. Such a finish deletes the run, its thread
-// and the thread's checkpoints, reading nothing back; it starts at once when fewer than
+// and the thread's checkpoints, with nothing to read after the lock; it starts at once when fewer than
 // MAX_IN_FLIGHT statements are out, and otherwise waits and leaves with every finish queued behind
 // it, in one statement of array parameters (one fixed text, so it is prepared once per connection).
 // A lone run's finish therefore goes as before, one statement, while 32 runs' finishes go a few to a
