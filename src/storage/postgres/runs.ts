@@ -1,12 +1,14 @@
 // RunRepo on PostgreSQL, for several processes sharing one database. Every change to which run of a
 // thread is pending or running is made holding that thread's row lock: enqueue, finish and cancel
-// wait for it (taking it before any run row, so they cannot deadlock each other), while claim and
-// the sweeper skip a locked thread with SKIP LOCKED and so never wait at all.
+// wait for it (taking it before any run row, and several threads' in thread_id order, as a cancel
+// and a group of stateless finishes do, so they cannot deadlock each other), while claim and the
+// sweeper skip a locked thread with SKIP LOCKED and so never wait at all.
 import type { Pool, PoolClient } from "pg";
 import type { Json, JsonObject, MultitaskStrategy, Run, RunKwargs, RunStatus } from "../records.js";
 import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, NewRunOnNewThread, RunRepo, StoppedRunWebhook } from "../run-ports.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { threadCheckpointDeletes } from "./checkpoints.js";
+import { statelessFinishGroups } from "./finish-groups.js";
 import { authFilterSql, param, run as query, transaction } from "./sql-helpers.js";
 import { insertWebhookDelivery } from "./webhooks.js";
 
@@ -275,6 +277,7 @@ function andThreadVisible(auth: AuthFilter | undefined, values: unknown[]): stri
 }
 
 export function postgresRuns(pool: Pool): RunRepo {
+  const finishStateless = statelessFinishGroups(pool);
   return {
     async enqueue(input, options): Promise<EnqueueResult> {
       if (options.createThread) {
@@ -463,6 +466,10 @@ export function postgresRuns(pool: Pool): RunRepo {
     },
 
     async finish(runId, workerId, outcome) {
+      // A thread deleted with its run (a stateless run's) reads nothing after the lock: one statement,
+      // atomic as the transaction, shared with other runs finishing at the same moment. It deletes
+      // the run whatever the outcome says, so a rollback's delete_run changes nothing there.
+      if (outcome.delete_thread && !outcome.webhook) return finishStateless(runId, workerId);
       const now = new Date();
       // Thread first, then run: the lock order enqueue and cancel use too. The run's row is written
       // only once its thread's row is locked (the thread CTE must yield a row for the join).
@@ -476,17 +483,6 @@ export function postgresRuns(pool: Pool): RunRepo {
         ? "DELETE FROM runs WHERE run_id = $1"
         : "UPDATE runs SET status = $3, lease_owner = NULL, lease_until = NULL, cancel_action = NULL, updated_at = $4 WHERE run_id = $1";
       const runParams = outcome.delete_run ? [runId, workerId] : [runId, workerId, outcome.status, now];
-      if (outcome.delete_thread && !outcome.webhook) {
-        // A thread deleted with its run (a stateless run's) reads nothing after the lock: one
-        // statement, atomic as the transaction, instead of five round trips; its checkpoints go in
-        // it too, and only when the run was still this worker's (the saver's tables, same schema).
-        const deleted = await query(
-          pool,
-          `${lockThenRun(runChange)}, ${threadCheckpointDeletes("SELECT thread_id FROM owned")} DELETE FROM threads WHERE thread_id IN (SELECT thread_id FROM owned)`,
-          runParams,
-        );
-        return deleted.rowCount === 1;
-      }
       return transaction(pool, async (client) => {
         const { rows: owned } = await query<{ thread_id: string }>(client, `${lockThenRun(runChange)} SELECT thread_id FROM owned`, runParams);
         const threadId = owned[0]?.thread_id;

@@ -1,5 +1,6 @@
 // What only the PostgreSQL adapter does, beside the shared suite: its boot failures, the migration
-// lock's bounded wait, schema handling, and the one input jsonb cannot hold.
+// lock's bounded wait, schema handling, the one input jsonb cannot hold, and a grouped statement's
+// failure staying with the finish that caused it.
 import { createServer } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -7,7 +8,7 @@ import { GantryError, StartupError } from "../../../src/errors.js";
 import { MIGRATION_LOCK_CLASS, migratePostgres } from "../../../src/storage/postgres/migrate.js";
 import { openPostgresStorage, type PostgresStorage } from "../../../src/storage/postgres/open-postgres.js";
 import { describeWithPostgres, freshSchemaName, TEST_DATABASE_URL } from "../../support/postgres.js";
-import { newThread } from "./builders.js";
+import { newId, newKwargs, newThread } from "./builders.js";
 
 await describeWithPostgres("postgres adapter", () => {
   let storage: PostgresStorage | undefined;
@@ -32,6 +33,28 @@ await describeWithPostgres("postgres adapter", () => {
       description: null,
     });
     await expect(naming).rejects.toMatchObject({ kind: "invalid" });
+  });
+
+  it("fails only the stateless finish PostgreSQL refuses, and lands the finishes grouped with it", async () => {
+    const runs = Array.from({ length: 6 }, () => ({
+      run_id: newId(),
+      thread_id: newId(),
+      assistant_id: newId(),
+      metadata: {},
+      kwargs: newKwargs(),
+      multitask_strategy: null,
+      available_at: new Date(Date.now() - 1_000),
+    }));
+    for (const run of runs) await storage!.runs.enqueue(run, { threadMetadata: {}, multitask: "enqueue", createThread: { metadata: {}, temporary: true } });
+    expect(await storage!.runs.claim("worker-1", 30_000, new Date(), runs.length)).toHaveLength(runs.length);
+    const stateless = { status: "success", thread_status: "idle", delete_thread: true } as const;
+
+    // The first two go at once; the rest, the refused one last, leave together in one statement.
+    const finishing = runs.map((run) => storage!.runs.finish(run.run_id, "worker-1", stateless));
+    const refused = storage!.runs.finish("a\u0000b", "worker-1", stateless);
+    await expect(refused).rejects.toMatchObject({ kind: "invalid" });
+    expect(await Promise.all(finishing)).toEqual(runs.map(() => true));
+    for (const run of runs) expect(await storage!.threads.get(run.thread_id)).toBeNull();
   });
 
   it("refuses a schema name that is not a plain identifier", async () => {

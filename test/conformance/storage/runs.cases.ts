@@ -679,6 +679,56 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect(await checkpointed(temporary.thread_id)).toBe(false);
   });
 
+  /** `count` stateless runs, each on a temporary thread of its own with a checkpoint, claimed by `worker`. */
+  async function claimedStatelessRuns(s: S, count: number, worker: string): Promise<NewRun[]> {
+    const graph = new StateGraph(Annotation.Root({ n: Annotation<number> }))
+      .addNode("step", (state) => ({ n: state.n + 1 }))
+      .addEdge(START, "step")
+      .compile({ checkpointer: s.checkpoints.saver });
+    const runs: NewRun[] = [];
+    for (let i = 0; i < count; i++) {
+      const run = newRun(newId());
+      await enqueue(s, run, { createThread: { metadata: {}, temporary: true } });
+      await graph.invoke({ n: i }, { configurable: { thread_id: run.thread_id } });
+      runs.push(run);
+    }
+    expect(await s.runs.claim(worker, LEASE_MS, new Date(), count)).toHaveLength(count);
+    return runs;
+  }
+
+  async function leftOf(s: S, run: NewRun) {
+    return {
+      run: await s.runs.get(run.run_id),
+      thread: await s.threads.get(run.thread_id),
+      checkpoint: await s.checkpoints.saver.getTuple({ configurable: { thread_id: run.thread_id } }),
+    };
+  }
+
+  fresh("finishes many stateless runs at once, each answering true and leaving no run, thread or checkpoint", async (s) => {
+    const runs = await claimedStatelessRuns(s, 12, WORKER);
+
+    const finished = await Promise.all(runs.map((run) => s.runs.finish(run.run_id, WORKER, { ...success, delete_thread: true })));
+    expect(finished).toEqual(runs.map(() => true));
+    for (const run of runs) expect(await leftOf(s, run)).toEqual({ run: null, thread: null, checkpoint: undefined });
+  });
+
+  fresh("answers false to a stateless finish whose lease another worker holds, leaving its run alone while the others finish", async (s) => {
+    const [taken] = await claimedStatelessRuns(s, 1, "another-worker");
+    const runs = [...(await claimedStatelessRuns(s, 11, WORKER)), taken!];
+
+    const finishing = runs.map((run) => s.runs.finish(run.run_id, WORKER, { ...success, delete_thread: true }));
+    // The same finish twice at once records it once, as one after the other would.
+    const again = s.runs.finish(runs[5]!.run_id, WORKER, { ...success, delete_thread: true });
+    expect(await Promise.all(finishing)).toEqual([...runs.slice(0, -1).map(() => true), false]);
+    expect(await again).toBe(false);
+    for (const run of runs.slice(0, -1)) expect(await leftOf(s, run)).toEqual({ run: null, thread: null, checkpoint: undefined });
+    const left = await leftOf(s, taken!);
+    expect(left.run?.status).toBe("running");
+    expect(left.thread?.status).toBe("busy");
+    expect(left.checkpoint).toBeDefined();
+    expect(await s.runs.finish(taken!.run_id, "another-worker", { ...success, delete_thread: true })).toBe(true);
+  });
+
   // ---- cancel --------------------------------------------------------------------------------
 
   fresh("cancels runs by id: pending ones stop at once, running ones are flagged", async (s) => {
