@@ -4,73 +4,20 @@
 // and a group of stateless finishes do, so they cannot deadlock each other), while claim and the
 // sweeper skip a locked thread with SKIP LOCKED and so never wait at all.
 import type { Pool, PoolClient } from "pg";
-import type { Json, JsonObject, MultitaskStrategy, Run, RunKwargs, RunStatus } from "../records.js";
+import type { Json, Run, RunStatus } from "../records.js";
 import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, NewRunOnNewThread, RunRepo, StoppedRunWebhook } from "../run-ports.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { threadCheckpointDeletes } from "./checkpoints.js";
 import { statelessFinishGroups } from "./finish-groups.js";
+import { assistantCurrent, COLUMN_NAMES, COLUMNS, rowToRun, type RunRow } from "./run-rows.js";
 import { authFilterSql, param, run as query, transaction } from "./sql-helpers.js";
 import { insertWebhookDelivery } from "./webhooks.js";
 
-const COLUMN_NAMES = [
-  "run_id",
-  "thread_id",
-  "assistant_id",
-  "created_at",
-  "updated_at",
-  "status",
-  "metadata",
-  "kwargs",
-  "multitask_strategy",
-  "attempt",
-  "cancel_action",
-];
-const COLUMNS = COLUMN_NAMES.join(", ");
-/** The same columns read through the alias `r`, where a join would make bare names ambiguous. */
+/** The run columns read through the alias `r`, where a join would make bare names ambiguous. */
 const R_COLUMNS = COLUMN_NAMES.map((c) => `r.${c}`).join(", ");
-
-interface RunRow {
-  run_id: string;
-  thread_id: string;
-  assistant_id: string;
-  created_at: Date;
-  updated_at: Date;
-  status: RunStatus;
-  metadata: JsonObject;
-  kwargs: RunKwargs;
-  multitask_strategy: MultitaskStrategy | null;
-  attempt: number;
-  cancel_action: CancelAction | null;
-}
-
-function rowToRun(row: RunRow): Run {
-  return {
-    run_id: row.run_id,
-    thread_id: row.thread_id,
-    assistant_id: row.assistant_id,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    status: row.status,
-    metadata: row.metadata,
-    kwargs: row.kwargs,
-    multitask_strategy: row.multitask_strategy,
-  };
-}
 
 function rowToClaimed(row: RunRow): ClaimedRun {
   return { ...rowToRun(row), attempt: row.attempt, cancel_action: row.cancel_action };
-}
-
-/**
- * SQL for "the run's assistant is still the one the caller knows" (EnqueueOptions.assistantVersion),
- * given the placeholders of its id, version and updated_at; true when the caller gave no version
- * (NULL). updated_at is compared to the millisecond, the precision a read hands the caller
- * (`Date`), whoever wrote the row.
- */
-function assistantCurrent(id: string, version: string, updatedAt: string): string {
-  return `(${version}::integer IS NULL OR EXISTS (
-      SELECT 1 FROM assistants
-      WHERE assistant_id = ${id} AND version = ${version} AND date_trunc('milliseconds', updated_at) = ${updatedAt}::timestamptz))`;
 }
 
 /** The placeholders' values for assistantCurrent. */
