@@ -8,6 +8,7 @@ import type { Json, Run, RunStatus } from "../records.js";
 import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, NewRunOnNewThread, RunRepo, StoppedRunWebhook } from "../run-ports.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { threadCheckpointDeletes } from "./checkpoints.js";
+import { newThreadEnqueueGroups } from "./enqueue-groups.js";
 import { statelessFinishGroups } from "./finish-groups.js";
 import { assistantCurrent, COLUMN_NAMES, COLUMNS, rowToRun, type RunRow } from "./run-rows.js";
 import { authFilterSql, param, run as query, transaction } from "./sql-helpers.js";
@@ -27,8 +28,8 @@ function assistantVersionParams(options: Parameters<RunRepo["enqueue"]>[1]): [nu
 }
 
 /**
- * A run on a thread that does not exist yet (every stateless run, and each occurrence of a stateless
- * cron) in one statement instead of a six-round-trip transaction: a thread nobody can see yet
+ * A run on a thread that does not exist yet, for a worker that may claim it at creation (other such
+ * runs go in groups, enqueue-groups.ts), in one statement instead of a six-round-trip transaction: a thread nobody can see yet
  * needs no lock, has no runs to cancel or wait behind, and is inserted busy already. The statement
  * is atomic on its own, so thread and run appear together or not at all, and neither when the
  * assistant changed (`assistant_changed`). Undefined when the thread exists: the caller takes the
@@ -225,10 +226,12 @@ function andThreadVisible(auth: AuthFilter | undefined, values: unknown[]): stri
 
 export function postgresRuns(pool: Pool): RunRepo {
   const finishStateless = statelessFinishGroups(pool);
+  const enqueueUnclaimed = newThreadEnqueueGroups(pool);
   return {
     async enqueue(input, options): Promise<EnqueueResult> {
       if (options.createThread) {
-        const answer = await enqueueOnNewThread(pool, input, options);
+        // A run nobody claims at creation may share its statement with others created at the same moment.
+        const answer = options.claimFor ? await enqueueOnNewThread(pool, input, options) : await enqueueUnclaimed(input, options);
         if (answer) return answer;
       }
       return transaction(pool, async (client) => {

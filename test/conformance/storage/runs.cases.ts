@@ -416,18 +416,82 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     });
   }
 
-  // ---- claim ---------------------------------------------------------------------------------
+  // ---- many unclaimed runs on new threads at once (PostgreSQL sends them a few to a statement) --
 
-  fresh("claims a run under a lease, counting the attempt", async (s) => {
-    const threadId = await thread(s);
-    const run = await enqueue(s, newRun(threadId));
-    const claimed = await claim(s);
+  /** Runs on new threads with one available_at, so the queue orders them by arrival alone. */
+  function statelessRuns(count: number, overrides: Partial<NewRun> = {}): NewRun[] {
+    const availableAt = new Date(Date.now() - SECOND);
+    return Array.from({ length: count }, () => newRun(newId(), { available_at: availableAt, ...overrides }));
+  }
+  /**
+   * Which runs a claim took, and the order of those past the first two calls: on PostgreSQL the
+   * first two go at once, each in a statement of its own, and either may land after the calls
+   * queued behind them, which leave together in the order of the calls.
+   */
+  async function claimedInOrder(s: Storage, runs: NewRun[]): Promise<{ taken: string[]; grouped: string[] }> {
+    const claimed = (await s.runs.claim(WORKER, LEASE_MS, new Date(), 50)).map((r) => r.run_id);
+    const grouped = new Set(runs.slice(2).map((r) => r.run_id));
+    return { taken: [...claimed].sort(), grouped: claimed.filter((id) => grouped.has(id)) };
+  }
+  const ids = (runs: NewRun[]) => runs.map((r) => r.run_id);
+  const onNewThread = (metadata: JsonObject = {}): Partial<EnqueueOptions> => ({ createThread: { metadata, temporary: true } });
 
-    expect(claimed).toEqual({ ...run, status: "running", updated_at: expect.stringMatching(ISO_MS), attempt: 1, cancel_action: null });
-    expect(await statusOf(s, run.run_id)).toBe("running");
-    expect(await threadStatus(s, threadId)).toBe("busy");
-    expect(await claim(s)).toBeNull();
+  fresh("creates many unclaimed runs on new threads at once, each pending on its busy thread, queued in the order of the calls", async (s) => {
+    const runs = statelessRuns(12);
+    const results = await Promise.all(
+      runs.map((run) => s.runs.enqueue(run, { threadMetadata: { graph_id: "agent" }, multitask: "enqueue", ...onNewThread({ user: "ann" }) })),
+    );
+
+    for (const [i, run] of runs.entries()) {
+      expect(results[i]).toEqual({ kind: "created", run: await s.runs.get(run.run_id), cancelled: [], stopped: [] });
+      expect(results[i]).toMatchObject({ run: { run_id: run.run_id, thread_id: run.thread_id, status: "pending", kwargs: run.kwargs } });
+      expect(await s.threads.get(run.thread_id)).toMatchObject({ status: "busy", metadata: { user: "ann", graph_id: "agent" } });
+    }
+    expect(await claimedInOrder(s, runs)).toEqual({ taken: ids(runs).sort(), grouped: ids(runs.slice(2)) });
   });
+
+  fresh("among many unclaimed runs on new threads at once, refuses the one whose assistant changed and creates the others", async (s) => {
+    const changed = await staleAfter.updated!(s);
+    const current = await assistant(s);
+    const runs = statelessRuns(8, { assistant_id: current.assistant_id });
+    const stale = newRun(newId(), { assistant_id: changed.assistant_id });
+    const enqueueing = runs.map((run) =>
+      s.runs.enqueue(run, { threadMetadata: {}, multitask: "enqueue", ...onNewThread(), assistantVersion: versionOf(current) }),
+    );
+    const refused = s.runs.enqueue(stale, { threadMetadata: {}, multitask: "enqueue", ...onNewThread(), assistantVersion: versionOf(changed) });
+
+    expect(await refused).toEqual({ kind: "assistant_changed" });
+    expect(await s.runs.get(stale.run_id)).toBeNull();
+    expect(await s.threads.get(stale.thread_id)).toBeNull();
+    expect((await Promise.all(enqueueing)).map((r) => r.kind)).toEqual(runs.map(() => "created"));
+    expect(await claimedInOrder(s, runs)).toEqual({ taken: ids(runs).sort(), grouped: ids(runs.slice(2)) });
+  });
+
+  fresh(
+    "among many unclaimed runs on new threads at once, one whose thread exists queues behind its run, and of two naming one new thread the second queues behind the first",
+    async (s) => {
+      const existing = await thread(s, { user: "ann" });
+      const waiting = await enqueue(s, newRun(existing));
+      const runs = statelessRuns(6);
+      const shared = newId();
+      const onShared = statelessRuns(2, { thread_id: shared });
+      const behindExisting = newRun(existing, { available_at: runs[0]!.available_at });
+      const calls = [...runs, behindExisting, ...onShared].map((run) =>
+        s.runs.enqueue(run, { threadMetadata: { graph_id: "agent" }, multitask: "enqueue", ...onNewThread({ user: "bob" }) }),
+      );
+
+      expect((await Promise.all(calls)).map((r) => r.kind)).toEqual(calls.map(() => "created"));
+      // As a lone enqueue on an existing thread: the thread keeps its metadata, merged with the run's.
+      expect((await s.threads.get(existing))?.metadata).toEqual({ user: "ann", graph_id: "agent" });
+      expect((await s.threads.get(shared))?.metadata).toEqual({ user: "bob", graph_id: "agent" });
+      expect((await s.runs.list(shared, {}, { limit: 10, offset: 0 })).map((r) => r.run_id)).toEqual(onShared.map((r) => r.run_id).reverse());
+      // The run waiting on the existing thread was enqueued before them all.
+      expect(await claimedInOrder(s, [...runs, onShared[0]!])).toEqual({
+        taken: [waiting.run_id, ...ids(runs), onShared[0]!.run_id].sort(),
+        grouped: ids([...runs.slice(2), onShared[0]!]),
+      });
+    },
+  );
 
   fresh("makes a thread left in error busy again when its waiting run is claimed, and leaves a busy thread as it is", async (s) => {
     const threadId = await thread(s);
