@@ -1,6 +1,6 @@
 // What only the PostgreSQL adapter does, beside the shared suite: its boot failures, the migration
 // lock's bounded wait, schema handling, the one input jsonb cannot hold, and a grouped statement's
-// failure staying with the finish that caused it.
+// failure staying with the finish or enqueue that caused it.
 import { createServer } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -55,6 +55,28 @@ await describeWithPostgres("postgres adapter", () => {
     await expect(refused).rejects.toMatchObject({ kind: "invalid" });
     expect(await Promise.all(finishing)).toEqual(runs.map(() => true));
     for (const run of runs) expect(await storage!.threads.get(run.thread_id)).toBeNull();
+  });
+
+  it("fails only the unclaimed enqueue PostgreSQL refuses, and creates the runs grouped with it", async () => {
+    const runs = Array.from({ length: 6 }, () => ({
+      run_id: newId(),
+      thread_id: newId(),
+      assistant_id: newId(),
+      metadata: {},
+      kwargs: newKwargs(),
+      multitask_strategy: null,
+      available_at: new Date(Date.now() - 1_000),
+    }));
+    const options = { threadMetadata: {}, multitask: "enqueue", createThread: { metadata: {}, temporary: true } } as const;
+
+    // The first two go at once; the rest, the refused one last, leave together in one statement.
+    const enqueueing = runs.map((run) => storage!.runs.enqueue(run, options));
+    const refusedThread = newId();
+    const refused = storage!.runs.enqueue({ ...runs[0]!, run_id: "a\u0000b", thread_id: refusedThread }, options);
+    await expect(refused).rejects.toMatchObject({ kind: "invalid" });
+    expect(await storage!.threads.get(refusedThread)).toBeNull();
+    expect((await Promise.all(enqueueing)).map((r) => r.kind)).toEqual(runs.map(() => "created"));
+    for (const run of runs) expect(await storage!.runs.get(run.run_id)).toMatchObject({ status: "pending", thread_id: run.thread_id });
   });
 
   it("refuses a schema name that is not a plain identifier", async () => {
