@@ -28,12 +28,13 @@ function assistantVersionParams(options: Parameters<RunRepo["enqueue"]>[1]): [nu
 }
 
 /**
- * A run on a thread that does not exist yet, for a worker that may claim it at creation (other such
- * runs go in groups, enqueue-groups.ts), in one statement instead of a six-round-trip transaction: a thread nobody can see yet
- * needs no lock, has no runs to cancel or wait behind, and is inserted busy already. The statement
- * is atomic on its own, so thread and run appear together or not at all, and neither when the
- * assistant changed (`assistant_changed`). Undefined when the thread exists: the caller takes the
- * locking path. The statement always answers one row, so the two refusals can be told apart.
+ * A run on a thread that does not exist yet, for a worker that may claim it at creation (the others
+ * go in groups, enqueue-groups.ts), in one statement instead of a six-round-trip transaction: a
+ * thread nobody can see yet needs no lock, has no runs to cancel or wait behind, and is inserted
+ * busy already. The statement is atomic on its own, so thread and run appear together or not at
+ * all, and neither when the assistant changed (`assistant_changed`). Undefined when the thread
+ * exists: the caller takes the locking path. The statement always answers one row, so the two
+ * refusals can be told apart.
  */
 async function enqueueOnNewThread(
   pool: Pool,
