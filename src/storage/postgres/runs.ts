@@ -243,7 +243,7 @@ export function postgresRuns(pool: Pool): RunRepo {
         if (options.createThread) {
           // When the thread exists, or a concurrent enqueue has just created it, nothing is inserted
           // and the run takes the existing-thread path below. When this inserts it (the thread was
-          // deleted since enqueueOnNewThread found it), the assistant was checked by that statement.
+          // deleted since the statement above found it), the assistant was checked by that statement.
           const inserted = await query(
             client,
             `INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error)
