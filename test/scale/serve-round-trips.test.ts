@@ -37,7 +37,8 @@ const CONCURRENT_BOUNDS = { redis: 14.5 };
 // a statement of its own, and 2.27 to 2.34 when every finish was too.
 // The five-step runs have no such bound: under load they outlive the checkpoint hold (HOLD_MS),
 // and how many checkpoint writes then land varies, 2.5 to 3.8 statements per run in all.
-const CONCURRENT_ONE_NODE_STATEMENTS = 1.7;
+// The bound leaves room for a loaded machine: it still fails when finishes stop sharing statements.
+const CONCURRENT_ONE_NODE_STATEMENTS = 1.8;
 const CLIENTS = 32;
 const RUNS_PER_CLIENT = 2;
 /**
