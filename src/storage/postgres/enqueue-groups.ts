@@ -1,26 +1,20 @@
-// Unclaimed runs on new threads share statements. Under load most stateless runs are created while
-// the worker's slots are full, so nobody claims them at creation; such an enqueue starts at once
-// when fewer than MAX_IN_FLIGHT statements are out, and otherwise waits and leaves with every one
-// queued behind it, in one statement whose runs travel as one JSON array (one fixed text, so it is
-// prepared once per connection). A lone run's enqueue therefore goes as before, one statement,
-// while 32 clients' enqueues go a few to a statement: fewer statements, commits and WAL flushes
-// (docs/decisions.md).
+// Unclaimed runs on new threads share statements (queued as statement-groups.ts queues them). Under
+// load most stateless runs are created while the worker's slots are full, so nobody claims them at
+// creation; a group of such enqueues goes in one statement whose runs travel as one JSON array (one
+// fixed text, so it is prepared once per connection). A lone run's enqueue therefore goes as
+// before, one statement, while 32 clients' enqueues go a few to a statement: fewer statements,
+// commits and WAL flushes (docs/decisions.md).
 //
 // Each run of a group is judged as enqueueOnNewThread (runs.ts) judges a lone one: its assistant
 // checked, its thread inserted busy unless it exists, its run inserted pending on it; the runs are
 // inserted in the callers' order, which gives them their seq, and so their place in the queue, in
 // that order. Each enqueue resolves only once its group committed, so it is as durable as before.
-// A group that fails is retried one enqueue at a time, so an enqueue fails only for itself.
 import type pg from "pg";
 import type { JsonObject } from "../records.js";
 import type { EnqueueOptions, EnqueueResult, NewRun } from "../run-ports.js";
 import { assistantCurrent, COLUMNS, rowToRun, type RunRow } from "./run-rows.js";
 import { run as query } from "./sql-helpers.js";
-
-/** Statements out at once: a second one keeps a slow statement from holding every enqueue. */
-const MAX_IN_FLIGHT = 2;
-/** Enqueues per statement: bounds one statement's size when a backlog has built up. */
-const MAX_ENQUEUES = 64;
+import { statementGroups } from "./statement-groups.js";
 
 interface Row {
   run_id: string;
@@ -34,11 +28,6 @@ interface Row {
   thread_metadata: JsonObject;
   assistant_version: number | null;
   assistant_updated_at: string | null;
-}
-
-interface Queued {
-  row: Row;
-  done: (err: unknown, answer?: EnqueueResult) => void;
 }
 
 // One statement may not insert a thread twice, so of the runs of a group naming one thread only the
@@ -74,37 +63,16 @@ const STATEMENT = `WITH input AS (
  * gives, undefined when the thread exists (the caller takes the locking path).
  */
 export function newThreadEnqueueGroups(pool: pg.Pool): (input: NewRun, options: EnqueueOptions) => Promise<EnqueueResult | undefined> {
-  const queue: Queued[] = [];
-  let inFlight = 0;
-
-  async function send(group: Queued[]): Promise<void> {
-    try {
-      const { rows } = await query<Partial<RunRow> & { n: number; assistant_current: boolean }>(pool, STATEMENT, [
-        JSON.stringify(group.map((q, n) => ({ n, ...q.row }))),
-      ]);
-      for (const answer of rows) group[answer.n]!.done(undefined, answerOf(answer));
-    } catch (err) {
-      if (group.length === 1) group[0]!.done(err);
-      else for (const q of group) await send([q]);
-    }
-  }
-
-  function pump(): void {
-    while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
-      const group = queue.splice(0, MAX_ENQUEUES);
-      inFlight += 1;
-      void send(group).finally(() => {
-        inFlight -= 1;
-        pump();
-      });
-    }
-  }
-
-  return (input, options) =>
-    new Promise<EnqueueResult | undefined>((resolve, reject) => {
-      queue.push({ row: rowOf(input, options, new Date()), done: (err, answer) => (err === undefined ? resolve(answer) : reject(err)) });
-      pump();
-    });
+  const enqueue = statementGroups<Row, EnqueueResult | undefined>(async (rows) => {
+    const { rows: answers } = await query<Partial<RunRow> & { n: number; assistant_current: boolean }>(pool, STATEMENT, [
+      JSON.stringify(rows.map((row, n) => ({ n, ...row }))),
+    ]);
+    // Every input row is answered, under its position in the input.
+    const byPosition: Array<EnqueueResult | undefined> = [];
+    for (const answer of answers) byPosition[answer.n] = answerOf(answer);
+    return byPosition;
+  });
+  return (input, options) => enqueue(rowOf(input, options, new Date()));
 }
 
 function rowOf(input: NewRun, options: EnqueueOptions, now: Date): Row {

@@ -1,28 +1,18 @@
-// Finishes of concurrent stateless runs share statements. Such a finish deletes the run, its thread
-// and the thread's checkpoints, with nothing to read after the lock; it starts at once when fewer than
-// MAX_IN_FLIGHT statements are out, and otherwise waits and leaves with every finish queued behind
-// it, in one statement of array parameters (one fixed text, so it is prepared once per connection).
-// A lone run's finish therefore goes as before, one statement, while 32 runs' finishes go a few to a
-// statement: fewer statements, commits and WAL flushes (docs/decisions.md).
+// Finishes of concurrent stateless runs share statements (queued as statement-groups.ts queues
+// them). Such a finish deletes the run, its thread and the thread's checkpoints, with nothing to
+// read after the lock; a group goes in one statement of array parameters (one fixed text, so it is
+// prepared once per connection). A lone run's finish therefore goes as before, one statement, while
+// 32 runs' finishes go a few to a statement: fewer statements, commits and WAL flushes
+// (docs/decisions.md).
 //
-// Grouping is safe because one statement is atomic: every run of a group is finished, or none is.
-// Each finish still resolves only once its group committed, so it is as durable as before. A group
-// that fails is retried one finish at a time, so a finish fails only for itself. The statement
-// locks its threads in thread_id order, as every writer holding several thread locks does (runs.ts).
+// Grouping is safe because one statement is atomic: every run of a group is finished, or none is,
+// and each finish resolves only once its group committed, so it is as durable as before. The
+// statement locks its threads in thread_id order, as every writer holding several thread locks
+// does (runs.ts).
 import type pg from "pg";
 import { threadCheckpointDeletes } from "./checkpoints.js";
 import { run as query } from "./sql-helpers.js";
-
-/** Statements out at once: a second one keeps a lock wait on one thread from holding every finish. */
-const MAX_IN_FLIGHT = 2;
-/** Finishes per statement: bounds one statement's size when a backlog has built up. */
-const MAX_FINISHES = 64;
-
-interface Queued {
-  runId: string;
-  workerId: string;
-  done: (err: unknown, finished?: boolean) => void;
-}
+import { statementGroups } from "./statement-groups.js";
 
 // Each run is finished only while it is still running under its worker's lease, and only once its
 // thread's row is locked (the thread CTE must yield it), as finish does on one run. The runs go
@@ -50,35 +40,11 @@ const STATEMENT = `WITH input AS (
  * running under `workerId`'s lease and is gone now with its thread, false when the lease was lost.
  */
 export function statelessFinishGroups(pool: pg.Pool): (runId: string, workerId: string) => Promise<boolean> {
-  const queue: Queued[] = [];
-  let inFlight = 0;
-
-  async function send(group: Queued[]): Promise<void> {
-    try {
-      const { rows } = await query<{ run_id: string }>(pool, STATEMENT, [group.map((q) => q.runId), group.map((q) => q.workerId)]);
-      const finished = new Set(rows.map((r) => r.run_id));
-      // A run finished twice in one group is finished once: its first finish answers true, as if they had gone one after the other.
-      for (const q of group) q.done(undefined, finished.delete(q.runId));
-    } catch (err) {
-      if (group.length === 1) group[0]!.done(err);
-      else for (const q of group) await send([q]);
-    }
-  }
-
-  function pump(): void {
-    while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
-      const group = queue.splice(0, MAX_FINISHES);
-      inFlight += 1;
-      void send(group).finally(() => {
-        inFlight -= 1;
-        pump();
-      });
-    }
-  }
-
-  return (runId, workerId) =>
-    new Promise<boolean>((resolve, reject) => {
-      queue.push({ runId, workerId, done: (err, finished) => (err === undefined ? resolve(finished === true) : reject(err)) });
-      pump();
-    });
+  const finish = statementGroups<{ runId: string; workerId: string }, boolean>(async (jobs) => {
+    const { rows } = await query<{ run_id: string }>(pool, STATEMENT, [jobs.map((j) => j.runId), jobs.map((j) => j.workerId)]);
+    const finished = new Set(rows.map((r) => r.run_id));
+    // A run finished twice in one group is finished once: its first finish answers true, as if they had gone one after the other.
+    return jobs.map((j) => finished.delete(j.runId));
+  });
+  return (runId, workerId) => finish({ runId, workerId });
 }
