@@ -3,6 +3,7 @@
 import { buildRunKwargs, type RunCreate } from "../../../src/domain/run-request.js";
 import { newId } from "../../../src/ids.js";
 import type { NewAssistant, NewThread } from "../../../src/storage/ports.js";
+import type { NewRun } from "../../../src/storage/run-ports.js";
 import type { RunKwargs } from "../../../src/storage/records.js";
 
 export { newId };
@@ -57,4 +58,18 @@ export function newKwargs(body: Omit<RunCreate, "assistant_id"> = {}): RunKwargs
       temporary: false,
     },
   );
+}
+
+/** A run on `threadId`, due a second ago, so a claim stamped "now" finds it eligible. */
+export function newRun(threadId: string, overrides: Partial<NewRun> = {}): NewRun {
+  return {
+    run_id: newId(),
+    thread_id: threadId,
+    assistant_id: newId(),
+    metadata: {},
+    kwargs: newKwargs({ input: { n: 1 } }),
+    multitask_strategy: null,
+    available_at: new Date(Date.now() - 1_000),
+    ...overrides,
+  };
 }

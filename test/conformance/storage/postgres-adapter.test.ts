@@ -8,7 +8,7 @@ import { GantryError, StartupError } from "../../../src/errors.js";
 import { MIGRATION_LOCK_CLASS, migratePostgres } from "../../../src/storage/postgres/migrate.js";
 import { openPostgresStorage, type PostgresStorage } from "../../../src/storage/postgres/open-postgres.js";
 import { describeWithPostgres, freshSchemaName, TEST_DATABASE_URL } from "../../support/postgres.js";
-import { newId, newKwargs, newThread } from "./builders.js";
+import { newId, newRun, newThread } from "./builders.js";
 
 await describeWithPostgres("postgres adapter", () => {
   let storage: PostgresStorage | undefined;
@@ -36,15 +36,7 @@ await describeWithPostgres("postgres adapter", () => {
   });
 
   it("fails only the stateless finish PostgreSQL refuses, and lands the finishes grouped with it", async () => {
-    const runs = Array.from({ length: 6 }, () => ({
-      run_id: newId(),
-      thread_id: newId(),
-      assistant_id: newId(),
-      metadata: {},
-      kwargs: newKwargs(),
-      multitask_strategy: null,
-      available_at: new Date(Date.now() - 1_000),
-    }));
+    const runs = Array.from({ length: 6 }, () => newRun(newId()));
     for (const run of runs) await storage!.runs.enqueue(run, { threadMetadata: {}, multitask: "enqueue", createThread: { metadata: {}, temporary: true } });
     expect(await storage!.runs.claim("worker-1", 30_000, new Date(), runs.length)).toHaveLength(runs.length);
     const stateless = { status: "success", thread_status: "idle", delete_thread: true } as const;
@@ -58,15 +50,7 @@ await describeWithPostgres("postgres adapter", () => {
   });
 
   it("fails only the unclaimed enqueue PostgreSQL refuses, and creates the runs grouped with it", async () => {
-    const runs = Array.from({ length: 6 }, () => ({
-      run_id: newId(),
-      thread_id: newId(),
-      assistant_id: newId(),
-      metadata: {},
-      kwargs: newKwargs(),
-      multitask_strategy: null,
-      available_at: new Date(Date.now() - 1_000),
-    }));
+    const runs = Array.from({ length: 6 }, () => newRun(newId()));
     const options = { threadMetadata: {}, multitask: "enqueue", createThread: { metadata: {}, temporary: true } } as const;
 
     // The first two go at once; the rest, the refused one last, leave together in one statement.

@@ -7,26 +7,12 @@ import { expect } from "vitest";
 import type { Assistant, JsonObject, Run, RunStatus } from "../../../src/storage/records.js";
 import type { ClaimedRun, EnqueueOptions, NewRun } from "../../../src/storage/run-ports.js";
 import type { Storage } from "../../../src/storage/ports.js";
-import { ISO_MS, newAssistant, newId, newKwargs, newThread, nextMillisecond } from "./builders.js";
+import { ISO_MS, newAssistant, newId, newKwargs, newRun, newThread, nextMillisecond } from "./builders.js";
 import type { CaseContext, MigratedStorage, StorageHarness } from "./harness.js";
 
 const SECOND = 1_000;
 const LEASE_MS = 30 * SECOND;
 const WORKER = "worker-1";
-
-function newRun(threadId: string, overrides: Partial<NewRun> = {}): NewRun {
-  return {
-    run_id: newId(),
-    thread_id: threadId,
-    assistant_id: newId(),
-    metadata: {},
-    kwargs: newKwargs({ input: { n: 1 } }),
-    multitask_strategy: null,
-    // A little in the past, so a claim stamped "now" finds it eligible.
-    available_at: new Date(Date.now() - SECOND),
-    ...overrides,
-  };
-}
 
 export function runCases<S extends MigratedStorage>({ test }: CaseContext, harness: StorageHarness<S>): void {
   /** A case on a database of its own, closed (and removed) when the case ends. */
