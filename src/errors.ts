@@ -52,6 +52,18 @@ export const invalid = (message: string) => new GantryError("invalid", message);
 export const unsupported = (message: string) => new GantryError("unsupported", message);
 export const forbidden = (message: string) => new GantryError("forbidden", message);
 
+/**
+ * A worker's write for a run it no longer holds (its lease lapsed and another worker took the run,
+ * or the run was requeued): refused by the write itself, so a frozen or partitioned worker's late
+ * writes never land. The worker stops the run and records nothing; the run's owner goes on.
+ */
+export class LeaseLostError extends GantryError {
+  constructor(runId: string) {
+    super("conflict", `Run ${runId} is no longer held by this worker: its lease was lost to another worker or the run was requeued`);
+    this.name = "LeaseLostError";
+  }
+}
+
 /** True for an error that means the database (or another service) is away, not that the request is wrong. */
 export const isUnavailable = (err: unknown): boolean => err instanceof GantryError && err.kind === "unavailable";
 

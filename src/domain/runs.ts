@@ -198,14 +198,12 @@ export function runService(deps: RunServiceDeps): RunService {
         throw conflict(`Thread ${targetThread} is busy with another run, and multitask_strategy is "reject"`);
       }
       if (result.kind === "wrong_graph") throw wrongGraph(targetThread, result.threadGraph, assistant);
-      try {
-        if (result.cancelled.length > 0) signals.cancelRequested(result.cancelled, multitask === "rollback" ? "rollback" : "interrupt");
-        if (result.stopped.length > 0) await signals.stopped(result.stopped);
-        await signals.created(result.run, result.claimed !== undefined);
-      } finally {
-        // Stored as running under this worker's lease: it must start here whatever else failed.
-        if (result.claimed) slot?.start(result.claimed);
-      }
+      // Stored as running under this worker's lease: it starts (and is heartbeated) before anything
+      // else is awaited, so a stalled Redis below cannot let the lease lapse before the run began.
+      if (result.claimed) slot?.start(result.claimed);
+      if (result.cancelled.length > 0) signals.cancelRequested(result.cancelled, multitask === "rollback" ? "rollback" : "interrupt");
+      if (result.stopped.length > 0) await signals.stopped(result.stopped);
+      await signals.created(result.run, result.claimed !== undefined);
       return result.run;
     },
     async createStateless(inputs) {

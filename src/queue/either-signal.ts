@@ -1,4 +1,5 @@
-// A run's graph gets one signal that fires on a cancel or on the run's time limit. Not
+// A run's graph gets one signal that fires on a cancel, on the run's time limit or on a failed
+// checkpoint write. Not
 // AbortSignal.any: on Node 20 a composite signal that has an abort listener and never fires is
 // kept alive for the life of the process, and LangGraph leaves a listener on the signal of every
 // run it streams. Every run that finished without being cancelled stayed in memory, about 3 KB
@@ -10,9 +11,8 @@ export interface EitherSignal {
 }
 
 /** Fires with the reason of whichever source fires first. */
-export function eitherSignal(first: AbortSignal, second: AbortSignal): EitherSignal {
+export function eitherSignal(...sources: AbortSignal[]): EitherSignal {
   const controller = new AbortController();
-  const sources = [first, second];
   const onAbort = (event: Event) => {
     dispose();
     controller.abort((event.target as AbortSignal).reason);

@@ -5,7 +5,7 @@
 // from the run's last checkpoint instead of starting over.
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import { isUnavailable } from "../errors.js";
+import { isUnavailable, LeaseLostError } from "../errors.js";
 import { protocolLogKey, threadLogKey, type RunEvent, type RunEventLog } from "../events/run-event-log.js";
 import { writeWindow } from "../events/write-window.js";
 import type { Logger } from "../logging.js";
@@ -37,6 +37,8 @@ export interface ExecutionContext {
   cancelAction: () => CancelAction | undefined;
   /** True when the signal fired because the worker is shutting down and hands the run back. */
   handingOff?: () => boolean;
+  /** True when the signal fired because a heartbeat found the run no longer held by this worker. */
+  leaseLost?: () => boolean;
   /** Ends the run with `timeout` after this many ms (BG_JOB_TIMEOUT_SECS). */
   timeoutMs: number;
   /**
@@ -97,7 +99,14 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
   // Appends are not awaited one by one (the log keeps their order and batches them): every one has
   // settled before the outcome is recorded, as when each was awaited.
   const emitted = writeWindow(EMIT_WINDOW);
-  const emit = (event: string, data: unknown) => emitted.add(events.append(run.run_id, { event, data }, wants(requested, event) ? toThread : undefined));
+  // Checkpoint writes land only while this worker holds the run; the first that fails stops the
+  // graph at that step (stopped.signal), so no step runs on past a checkpoint that never landed.
+  const stopped = new AbortController();
+  const unguard = storage.checkpoints.guardWrites(run.run_id, { workerId: ctx.workerId, attempt: run.attempt }, (err) => stopped.abort(err));
+  const lost = () => ctx.leaseLost?.() === true || stopped.signal.reason instanceof LeaseLostError;
+  // A worker that lost the run has nothing more to say in its log: the run's owner writes it now.
+  const emit = (event: string, data: unknown) =>
+    lost() ? Promise.resolve() : emitted.add(events.append(run.run_id, { event, data }, wants(requested, event) ? toThread : undefined));
   // A protocol (v2) run also writes the thread's protocol log; its own log keeps the classic events.
   // A classic run shows there too while the thread's protocol log exists (it has readers, or had
   // protocol runs lately): one existence check per run when it does not. Issued together, these
@@ -113,7 +122,7 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new RunTimeoutError(ctx.timeoutMs / 1000)), ctx.timeoutMs);
   timer.unref();
-  const { signal, dispose: stopListening } = eitherSignal(ctx.signal, timeout.signal);
+  const { signal, dispose: stopListening } = eitherSignal(ctx.signal, timeout.signal, stopped.signal);
 
   let outcome: RunOutcome;
   let handedOff = false;
@@ -169,17 +178,23 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
         await nextTurn();
       }
     }
+    // A write that failed as the graph ended (its last checkpoint) fails the run as one mid-way would.
+    if (stopped.signal.aborted) throw stopped.signal.reason;
     outcome = await successOutcome(finalState.settled(), graph, threadId);
-    runLog.info("run finished", {
-      status: "success",
-      thread_status: outcome.thread_status,
-      queue_ms: queueMs,
-      ms: Math.round(performance.now() - started),
-    });
   } catch (err) {
+    if (lost()) {
+      // Ending the guard refuses whatever the aborted step still writes; what is held is dropped.
+      unguard();
+      await storage.checkpoints.releaseWrites(run.run_id, false);
+      runLog.warn("run stopped: its lease was lost to another worker; nothing more of it is recorded here");
+      return;
+    }
     // Without the database no outcome can be recorded, and the run is not at fault: the worker
     // puts it back in the queue (emitting no error event, so readers keep waiting for its end).
+    // So does a checkpoint write that failed for the database: the next attempt resumes from the
+    // last one that landed.
     if (isUnavailable(err) && !signal.aborted) throw err;
+    if (isUnavailable(stopped.signal.reason)) throw stopped.signal.reason;
     const action = ctx.signal.aborted ? ctx.cancelAction() : undefined;
     handedOff = ctx.signal.aborted && !action && ctx.handingOff?.() === true;
     if (handedOff) {
@@ -202,7 +217,7 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
       refusal = error as unknown as Json;
       runLog.info("strict resume refused", { reason: err.reason, interrupt_ids: err.interruptIds, pending_ids: err.pendingIds });
     } else {
-      const error = serializeError(err);
+      const error = serializeError(stopped.signal.aborted ? stopped.signal.reason : err);
       await emit("error", error);
       outcome = { status: "error", thread_status: "error", error, ...(await stateOf(storage, ctx, kwargs, threadId)) };
       runLog.warn("run failed", { error: error.error, message: error.message });
@@ -211,6 +226,7 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
   } finally {
     clearTimeout(timer);
     stopListening();
+    unguard();
   }
   ctx.executed?.();
   // The outcome is recorded while the run's last appends are still landing: the log's end, which
@@ -238,6 +254,9 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
   const [, recorded] = await Promise.all([appended, storage.runs.finish(run.run_id, ctx.workerId, outcome)]);
   if (!recorded) runLog.warn("run outcome not recorded: the lease was lost to another worker");
   else if (outcome.webhook) ctx.webhooks?.recorded();
+  if (recorded && outcome.status === "success") {
+    runLog.info("run finished", { status: "success", thread_status: outcome.thread_status, queue_ms: queueMs, ms: Math.round(performance.now() - started) });
+  }
   // The thread's followers get the run's end and the state it left with the end of the run's log,
   // in one call (a deleted thread has no state to show).
   const closing: RunEvent[] = [{ event: "lifecycle", data: { run_id: run.run_id, status: outcome.status } }];

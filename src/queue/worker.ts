@@ -34,6 +34,8 @@ interface ActiveRun {
   action?: CancelAction;
   /** Set when shutdown's grace period ran out: the run goes back to the queue, not to an outcome. */
   handOff?: boolean;
+  /** Set when a heartbeat found the run no longer held here: it stops and records nothing. */
+  leaseLost?: boolean;
   /** Until its graph has stopped: then only its outcome is being recorded, and its slot is free. */
   executing: boolean;
   done: Promise<void>;
@@ -274,6 +276,7 @@ export class Worker {
       signal: controller.signal,
       cancelAction: () => entry.action,
       handingOff: () => entry.handOff === true,
+      leaseLost: () => entry.leaseLost === true,
       timeoutMs: this.options.timeoutMs,
       unresumableRetainMs: this.options.unresumableRetainMs,
       executed: () => executed(true),
@@ -329,11 +332,25 @@ export class Worker {
   private async heartbeat(): Promise<void> {
     if (this.active.size === 0) return;
     try {
-      const flagged = await this.deps.storage.runs.heartbeat(this.options.workerId, [...this.active.keys()], this.options.leaseMs, new Date());
-      for (const [runId, action] of flagged) this.cancel(runId, action);
+      const { cancels, lost } = await this.deps.storage.runs.heartbeat(this.options.workerId, [...this.active.keys()], this.options.leaseMs, new Date());
+      for (const [runId, action] of cancels) this.cancel(runId, action);
+      for (const runId of lost) this.lose(runId);
     } catch (err) {
       this.deps.log[isUnavailable(err) ? "debug" : "warn"]("heartbeat failed; leases may lapse if this continues", { err });
     }
+  }
+
+  /**
+   * The run's lease is gone (this process was frozen or cut off past it, and the run was requeued
+   * or taken by another worker): its graph stops at once. Its checkpoint writes are refused by
+   * storage anyway; stopping saves the work and the events nobody should see.
+   */
+  private lose(runId: string): void {
+    const run = this.active.get(runId);
+    if (!run?.executing || run.leaseLost) return;
+    run.leaseLost = true;
+    this.deps.log.warn("run stopped: its lease was lost to another worker", { run_id: runId });
+    run.controller.abort();
   }
 
   private async sweep(): Promise<void> {

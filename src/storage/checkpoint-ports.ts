@@ -2,6 +2,12 @@
 // database as everything else. This port adds the thread-level operations the savers lack.
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 
+/** The lease a worker holds a run under: the run's row says running, held by `workerId`, at `attempt`. */
+export interface RunLease {
+  workerId: string;
+  attempt: number;
+}
+
 export interface CheckpointStore {
   /** The official saver, attached to every graph that runs. */
   readonly saver: BaseCheckpointSaver;
@@ -24,6 +30,17 @@ export interface CheckpointStore {
    * may still be writing when its run's checkpoints are deleted (see fenced-saver.ts).
    */
   fenceRun(runId: string): Promise<void>;
+  /**
+   * Until the returned function is called, each checkpoint write of the run lands only while the
+   * run is still held under `lease`, checked in the write's own statement (a write refused so
+   * rejects with LeaseLostError): a worker that lost the run (frozen, partitioned) writes nothing.
+   * The first write of the run that fails, for that or any reason (the database away), calls
+   * `failed` once and every later write of the run is refused with the same error, so the run
+   * stops at that step and its next attempt resumes from the last checkpoint that landed. Once the
+   * guard ends, the attempt's later writes (a step winding down after an abort) are refused too; a
+   * write names its attempt by the `run_attempt` of the run's metadata.
+   */
+  guardWrites(runId: string, lease: RunLease, failed: (err: unknown) => void): () => void;
   /** The run starts on a thread with no checkpoint: its graph's first read of the latest one skips the database. */
   startsEmpty(runId: string): void;
   /**

@@ -11,7 +11,18 @@
 // After a rollback has deleted a run's checkpoints, such a late write would put the rolled-back run
 // back into the thread's history (and under the next run's feet). Fencing the run waits for its
 // writes in flight, and every later write that carries its run_id is dropped.
+//
+// And it guards an attempt of a run under its lease (guard): the backend's saver finds the lease in
+// `leases` and makes each write conditional on it, and the first write of the attempt that fails,
+// refused for the lease or lost with the database, is reported once and refuses every later one.
+// LangGraph writes a step's checkpoint in the background while the next step runs, so without this
+// a run went on executing steps whose checkpoints never landed, and its next attempt ran them again.
+// Once the guard ends, every later write of that attempt (a step winding down after an abort) is
+// refused; a later attempt of the run, on this process too, writes as its own guard says. A write
+// names its attempt by the `run_attempt` the worker puts in the run's metadata.
 import type { BaseCheckpointSaver, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import { LeaseLostError } from "../errors.js";
+import type { RunLease } from "./checkpoint-ports.js";
 
 export interface FencedSaver {
   saver: BaseCheckpointSaver;
@@ -22,6 +33,18 @@ export interface FencedSaver {
    * first read of the thread's latest root checkpoint answers "none" without asking the database.
    */
   startsEmpty(runId: string): void;
+  /** See CheckpointStore.guardWrites: `leases` holds the lease for the backend's saver meanwhile. */
+  guard(runId: string, lease: RunLease, failed: (err: unknown) => void): () => void;
+}
+
+/** The leases of runs whose writes are guarded, by run id: what the backend's saver checks each write against. */
+export type RunLeases = Map<string, RunLease>;
+
+interface Guard {
+  attempt: number;
+  failed: (err: unknown) => void;
+  /** The first failure, which every later write of the run is refused with. */
+  error?: unknown;
 }
 
 /**
@@ -56,8 +79,11 @@ export function runCheckpointMetadata(
   return { ...out, ...metadata, run_id: runId } as CheckpointMetadata<{ run_id: string }>;
 }
 
-export function fencedSaver(inner: BaseCheckpointSaver): FencedSaver {
+export function fencedSaver(inner: BaseCheckpointSaver, leases: RunLeases = new Map()): FencedSaver {
   const fenced = new Set<string>();
+  const guards = new Map<string, Guard>();
+  /** The newest attempt of each run whose guard ended here: its writes, and older ones', are refused. */
+  const ended = new Map<string, number>();
   // Taken by the run's first read; one whose graph never read stays until the bound pushes it out.
   const empty = new Set<string>();
   const inFlight = new Map<string, Set<Promise<unknown>>>();
@@ -67,8 +93,37 @@ export function fencedSaver(inner: BaseCheckpointSaver): FencedSaver {
     return typeof runId === "string" ? runId : undefined;
   };
 
+  /** Why a guarded run's write must not be made, if it must not. */
+  function refusal(runId: string, config: { metadata?: Record<string, unknown> }): unknown {
+    const attempt = config.metadata?.run_attempt;
+    if (typeof attempt === "number") {
+      const last = ended.get(runId);
+      if (last !== undefined && attempt <= last) return new LeaseLostError(runId);
+    }
+    const guard = guards.get(runId);
+    if (!guard) return undefined;
+    if (typeof attempt === "number" && attempt !== guard.attempt) return new LeaseLostError(runId);
+    return guard.error;
+  }
+
+  /** A refused write's rejection, marked handled for the same reason as a failed one's (track). */
+  function refuse(err: unknown): Promise<never> {
+    const refused = Promise.reject(err);
+    refused.catch(() => {});
+    return refused;
+  }
+
   function track<T>(runId: string | undefined, write: Promise<T>): Promise<T> {
     if (runId === undefined) return write;
+    const guard = guards.get(runId);
+    // Reported to the guard, which stops the run: LangGraph awaits only one of a step's failed
+    // writes, and another one left unhandled would end the process.
+    if (guard)
+      write.catch((err: unknown) => {
+        if (guard.error !== undefined) return;
+        guard.error = err;
+        guard.failed(err);
+      });
     let writes = inFlight.get(runId);
     if (!writes) inFlight.set(runId, (writes = new Set()));
     writes.add(write);
@@ -84,12 +139,16 @@ export function fencedSaver(inner: BaseCheckpointSaver): FencedSaver {
     const runId = runOf(config);
     if (runId === undefined) return inner.put(config, checkpoint, metadata, newVersions);
     if (fenced.has(runId)) return Promise.resolve(config);
+    const refused = refusal(runId, config);
+    if (refused !== undefined) return refuse(refused);
     return track(runId, inner.put(config, checkpoint, runCheckpointMetadata(config, metadata, runId), newVersions));
   };
 
   const putWrites: BaseCheckpointSaver["putWrites"] = (config, writes, taskId) => {
     const runId = runOf(config);
     if (runId !== undefined && fenced.has(runId)) return Promise.resolve();
+    const refused = runId === undefined ? undefined : refusal(runId, config);
+    if (refused !== undefined) return refuse(refused);
     return track(runId, inner.putWrites(config, writes, taskId));
   };
 
@@ -120,16 +179,31 @@ export function fencedSaver(inner: BaseCheckpointSaver): FencedSaver {
     },
   });
 
+  const fence = async (runId: string) => {
+    fenced.add(runId);
+    if (fenced.size > FENCES_KEPT) fenced.delete(fenced.values().next().value!);
+    await Promise.allSettled([...(inFlight.get(runId) ?? [])]);
+  };
+
   return {
     saver,
-    async fence(runId) {
-      fenced.add(runId);
-      if (fenced.size > FENCES_KEPT) fenced.delete(fenced.values().next().value!);
-      await Promise.allSettled([...(inFlight.get(runId) ?? [])]);
-    },
+    fence,
     startsEmpty(runId) {
       empty.add(runId);
       if (empty.size > FENCES_KEPT) empty.delete(empty.values().next().value!);
+    },
+    guard(runId, lease, failed) {
+      const guard: Guard = { attempt: lease.attempt, failed };
+      guards.set(runId, guard);
+      leases.set(runId, lease);
+      return () => {
+        if (guards.get(runId) !== guard) return;
+        guards.delete(runId);
+        leases.delete(runId);
+        ended.delete(runId);
+        ended.set(runId, lease.attempt);
+        if (ended.size > FENCES_KEPT) ended.delete(ended.keys().next().value!);
+      };
     },
   };
 }

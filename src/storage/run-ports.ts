@@ -84,6 +84,11 @@ export interface ClaimedRun extends Run {
   cancel_action: CancelAction | null;
 }
 
+export interface Heartbeat {
+  cancels: Map<string, CancelAction>;
+  lost: string[];
+}
+
 export interface RunOutcome {
   status: Exclude<RunStatus, "pending" | "running">;
   /** The thread status this outcome calls for; `idle` becomes `busy` when more runs are waiting. */
@@ -132,8 +137,12 @@ export interface RunRepo {
    * One call, whatever the limit: a worker with several free slots fills them in one round trip.
    */
   claim(workerId: string, leaseMs: number, now: Date, limit: number): Promise<ClaimedRun[]>;
-  /** Extends the leases of runs this worker holds; returns their pending cancel requests. */
-  heartbeat(workerId: string, runIds: string[], leaseMs: number, now: Date): Promise<Map<string, CancelAction>>;
+  /**
+   * Extends the leases of runs this worker holds; returns their pending cancel requests, and the
+   * runs of `runIds` it no longer holds (requeued, taken by another worker, finished): their
+   * worker must stop them without recording anything.
+   */
+  heartbeat(workerId: string, runIds: string[], leaseMs: number, now: Date): Promise<Heartbeat>;
   /** Records the outcome of a running run held by `workerId`; false when the lease was lost. */
   finish(runId: string, workerId: string, outcome: RunOutcome): Promise<boolean>;
   /**

@@ -10,7 +10,14 @@
 // are keyed by its thread, so a group holds at most one job per thread; the thread's next job
 // waits for the group to land, so a thread's jobs land in the order they came (a kept write stays
 // the first one). A group that fails is retried job by job, so a job fails only for itself.
+//
+// A job written for a run under a lease lands only if the run's row still holds that lease: the
+// statement locks the row (FOR SHARE, so a sweeper's requeue waits for the write, and a requeue
+// that came first leaves the row unmatched) and leaves out every row of a job whose lease is gone,
+// which then fails with LeaseLostError on its own.
 import type pg from "pg";
+import { LeaseLostError } from "../../errors.js";
+import type { RunLease } from "../checkpoint-ports.js";
 
 export type BlobRow = [threadId: string, namespace: string, channel: string, version: string, type: string, blob: Uint8Array | undefined];
 export type WriteRow = [
@@ -31,12 +38,16 @@ export interface CheckpointJob {
   checkpoint?: CheckpointRow;
   /** Writes that keep an existing row (ordinary channels) or replace it (the special ones). */
   writes?: { rows: WriteRow[]; replace: boolean };
+  /** The run the job writes for, and the lease it must still hold for the job to land. */
+  lease?: RunLease & { runId: string };
 }
 
 export interface Tables {
   checkpoints: string;
   blobs: string;
   writes: string;
+  /** Gantry's runs table, where a job's lease is checked. */
+  runs: string;
 }
 
 /** Statements out at once: a second one keeps a lock wait on one thread from holding every run's writes. */
@@ -50,7 +61,7 @@ interface Queued {
 }
 
 export function checkpointWriteGroups(pool: pg.Pool, tables: Tables): (job: CheckpointJob) => Promise<void> {
-  const text = groupStatement(tables);
+  const text = { plain: groupStatement(tables, false), fenced: groupStatement(tables, true) };
   const queue: Queued[] = [];
   let inFlight = 0;
   /** Threads with a job in a statement out. */
@@ -58,8 +69,10 @@ export function checkpointWriteGroups(pool: pg.Pool, tables: Tables): (job: Chec
 
   async function send(group: Queued[]): Promise<void> {
     try {
-      await pool.query(text, parameters(group.map((q) => q.job)));
-      for (const q of group) q.done();
+      const jobs = group.map((q) => q.job);
+      const { rows } = await pool.query<{ job: number }>(jobs.some((job) => job.lease) ? text.fenced : text.plain, parameters(jobs));
+      const refused = new Set(rows.map((row) => row.job));
+      group.forEach((q, i) => q.done(refused.has(i) ? new LeaseLostError(q.job.lease!.runId) : undefined));
     } catch (err) {
       if (group.length === 1) group[0]!.done(err);
       else for (const q of group) await send([q]);
@@ -109,39 +122,74 @@ const COLUMNS = {
   writes: "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob",
 };
 
-function groupStatement(t: Tables): string {
-  const writes = (first: number, conflict: string) =>
+// Each row carries its job's position in the group ($29-$32), so rows of a job whose lease is
+// gone are left out; the statement answers those positions. A group with no lease to check (writes
+// outside runs) has a text of its own that does not read the runs table.
+function groupStatement(t: Tables, fenced: boolean): string {
+  const kept = "WHERE job <> ALL (SELECT job FROM refused)";
+  const writes = (first: number, job: number, conflict: string) =>
     `INSERT INTO ${t.writes} (${COLUMNS.writes})
-     SELECT * FROM unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::text[], $${first + 4}::int[], $${first + 5}::text[], $${first + 6}::text[], $${first + 7}::bytea[])
+     SELECT ${COLUMNS.writes} FROM unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::text[], $${first + 4}::int[], $${first + 5}::text[], $${first + 6}::text[], $${first + 7}::bytea[], $${job}::int[])
+       AS w(${COLUMNS.writes}, job) ${kept}
      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${conflict}`;
-  return `WITH blobs AS (
+  const refused = fenced
+    ? `fences AS (
+       SELECT * FROM unnest($33::int[], $34::text[], $35::text[], $36::int[]) AS f(job, run_id, owner, attempt)
+     ), held AS (
+       SELECT f.job FROM ${t.runs} r JOIN fences f
+         ON r.run_id = f.run_id AND r.status = 'running' AND r.lease_owner = f.owner AND r.attempt = f.attempt
+       FOR SHARE OF r
+     ), refused AS (
+       SELECT job FROM fences WHERE job NOT IN (SELECT job FROM held)
+     )`
+    : "refused AS (SELECT NULL::int AS job WHERE false)";
+  return `WITH ${refused}, blobs AS (
        INSERT INTO ${t.blobs} (${COLUMNS.blobs})
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[])
+       SELECT ${COLUMNS.blobs} FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $29::int[])
+         AS b(${COLUMNS.blobs}, job) ${kept}
        ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING
      ), kept AS (
-       ${writes(7, "DO NOTHING")}
+       ${writes(7, 30, "DO NOTHING")}
      ), replaced AS (
-       ${writes(15, "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob")}
+       ${writes(15, 31, "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob")}
+     ), checkpoints AS (
+       INSERT INTO ${t.checkpoints} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+       SELECT thread_id, checkpoint_ns, checkpoint_id, parent_id, checkpoint::jsonb, metadata::jsonb
+       FROM unnest($23::text[], $24::text[], $25::text[], $26::text[], $27::text[], $28::text[], $32::int[])
+         AS c(thread_id, checkpoint_ns, checkpoint_id, parent_id, checkpoint, metadata, job) ${kept}
+       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata
      )
-     INSERT INTO ${t.checkpoints} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-     SELECT thread_id, checkpoint_ns, checkpoint_id, parent_id, checkpoint::jsonb, metadata::jsonb
-     FROM unnest($23::text[], $24::text[], $25::text[], $26::text[], $27::text[], $28::text[])
-       AS c(thread_id, checkpoint_ns, checkpoint_id, parent_id, checkpoint, metadata)
-     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
+     SELECT job FROM refused`;
 }
 
 /** Column arrays, in the statement's parameter order. */
 function parameters(jobs: CheckpointJob[]): unknown[][] {
-  const blobs = columns(6);
-  const kept = columns(8);
-  const replaced = columns(8);
-  const checkpoints = columns(6);
-  for (const job of jobs) {
-    for (const row of job.blobs ?? []) push(blobs, row);
-    if (job.writes) for (const row of job.writes.rows) push(job.writes.replace ? replaced : kept, row);
-    if (job.checkpoint) push(checkpoints, job.checkpoint);
-  }
-  return [...blobs, ...kept, ...replaced, ...checkpoints];
+  // Each table's columns, then the job position of each of its rows.
+  const blobs = columns(7);
+  const kept = columns(9);
+  const replaced = columns(9);
+  const checkpoints = columns(7);
+  const fences = columns(4);
+  jobs.forEach((job, position) => {
+    for (const row of job.blobs ?? []) push(blobs, [...row, position]);
+    if (job.writes) for (const row of job.writes.rows) push(job.writes.replace ? replaced : kept, [...row, position]);
+    if (job.checkpoint) push(checkpoints, [...job.checkpoint, position]);
+    if (job.lease) push(fences, [position, job.lease.runId, job.lease.workerId, job.lease.attempt]);
+  });
+  const rows = (table: unknown[][]) => table.slice(0, -1);
+  const positions = (table: unknown[][]) => table.at(-1)!;
+  const fenced = fences[0]!.length > 0 ? fences : [];
+  return [
+    ...rows(blobs),
+    ...rows(kept),
+    ...rows(replaced),
+    ...rows(checkpoints),
+    positions(blobs),
+    positions(kept),
+    positions(replaced),
+    positions(checkpoints),
+    ...fenced,
+  ];
 }
 
 const columns = (n: number): unknown[][] => Array.from({ length: n }, () => []);

@@ -6,7 +6,7 @@ import pg from "pg";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { StartupError } from "../../errors.js";
 import type { CheckpointStore } from "../checkpoint-ports.js";
-import { fencedSaver } from "../fenced-saver.js";
+import { fencedSaver, type RunLeases } from "../fenced-saver.js";
 import { OneStatementPostgresSaver } from "./one-statement-saver.js";
 import { MIGRATION_LOCK_CLASS } from "./migrate.js";
 import { isLockTimeout } from "./pg-errors.js";
@@ -109,9 +109,10 @@ export function threadCheckpointDeletes(threadIds: string): string {
 // their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
 // the latest), and the comparisons below use the same columns with the same collation.
 function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
-  const oneStatement = new OneStatementPostgresSaver(pool, schema);
+  const leases: RunLeases = new Map();
+  const oneStatement = new OneStatementPostgresSaver(pool, schema, leases);
   const { held } = oneStatement;
-  const { saver, fence, startsEmpty } = fencedSaver(translatingErrors(pool, oneStatement));
+  const { saver, fence, startsEmpty, guard } = fencedSaver(translatingErrors(pool, oneStatement), leases);
   const translated = (writes: Promise<void>) => writes.catch((err: unknown) => Promise.reject(queryFailure(pool, err)));
   /** Held writes land before anything else reads or changes the thread's checkpoints. */
   const written = (threadId: string) => translated(held.flushThread(threadId));
@@ -149,6 +150,7 @@ function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
       await translated(held.release(runId, true));
     },
     startsEmpty,
+    guardWrites: guard,
     holdWrites: (runId) => held.hold(runId),
     releaseWrites: (runId, keep) => translated(held.release(runId, keep)),
     deleteThread,

@@ -18,13 +18,19 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
-import { checkpointWriteGroups, type WriteRow } from "./checkpoint-write-groups.js";
+import type { RunLeases } from "../fenced-saver.js";
+import { checkpointWriteGroups, type CheckpointJob, type WriteRow } from "./checkpoint-write-groups.js";
 import { heldCheckpointWrites, type HeldCheckpointWrites } from "./held-checkpoint-writes.js";
 
 export class OneStatementPostgresSaver extends PostgresSaver {
   readonly held: HeldCheckpointWrites;
 
-  constructor(pool: pg.Pool, schema: string) {
+  /** A guarded run's writes carry its lease, checked by the statement that writes them. */
+  constructor(
+    pool: pg.Pool,
+    schema: string,
+    private readonly leases: RunLeases,
+  ) {
     super(pool, undefined, { schema });
     const qualified = (name: string) => `"${schema}".${name}`;
     this.held = heldCheckpointWrites(
@@ -32,6 +38,7 @@ export class OneStatementPostgresSaver extends PostgresSaver {
         checkpoints: qualified("checkpoints"),
         blobs: qualified("checkpoint_blobs"),
         writes: qualified("checkpoint_writes"),
+        runs: qualified("runs"),
       }),
     );
   }
@@ -55,7 +62,9 @@ export class OneStatementPostgresSaver extends PostgresSaver {
       this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
       this._dumpMetadata(metadata),
     ]);
-    await this.held.submit(runOf(config), {
+    const runId = runOf(config);
+    await this.held.submit(runId, {
+      ...this.leaseOf(runId),
       threadId: thread_id,
       blobs,
       checkpoint: [thread_id, checkpoint_ns, checkpoint.id, checkpoint_id, this._dumpCheckpoint(checkpoint), serializedMetadata],
@@ -73,7 +82,13 @@ export class OneStatementPostgresSaver extends PostgresSaver {
     // when replacing and the first one otherwise; one INSERT may not touch a row twice, so only that one goes.
     const byKey = new Map<number, WriteRow>();
     for (const row of dumped) if (replace || !byKey.has(row[4])) byKey.set(row[4], row as WriteRow);
-    await this.held.submit(runOf(config), { threadId: configurable.thread_id, writes: { rows: [...byKey.values()], replace } });
+    const runId = runOf(config);
+    await this.held.submit(runId, { ...this.leaseOf(runId), threadId: configurable.thread_id, writes: { rows: [...byKey.values()], replace } });
+  }
+
+  private leaseOf(runId: string | undefined): Pick<CheckpointJob, "lease"> {
+    const lease = runId === undefined ? undefined : this.leases.get(runId);
+    return lease ? { lease: { runId: runId!, ...lease } } : {};
   }
 }
 

@@ -399,21 +399,27 @@ export function postgresRuns(pool: Pool): RunRepo {
     },
 
     async heartbeat(workerId, runIds, leaseMs, now) {
-      const out = new Map<string, CancelAction>();
-      if (runIds.length === 0) return out;
+      const cancels = new Map<string, CancelAction>();
+      if (runIds.length === 0) return { cancels, lost: [] };
       // SKIP LOCKED: a run locked right now is being finished or flagged; its lease is extended at
       // the next beat. Never waiting keeps the heartbeat out of lock cycles with multi-run cancels.
+      // The outer SELECT reads the rows as they were when the statement began, locked or not: a
+      // run missing there is no longer this worker's.
       const { rows } = await query<{ run_id: string; cancel_action: CancelAction | null }>(
         pool,
-        `UPDATE runs SET lease_until = $3
-         WHERE run_id IN (
-           SELECT run_id FROM runs WHERE run_id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running'
-           FOR UPDATE SKIP LOCKED)
-         RETURNING run_id, cancel_action`,
+        `WITH beat AS (
+           UPDATE runs SET lease_until = $3
+           WHERE run_id IN (
+             SELECT run_id FROM runs WHERE run_id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running'
+             FOR UPDATE SKIP LOCKED)
+           RETURNING run_id, cancel_action)
+         SELECT r.run_id, b.cancel_action FROM runs r LEFT JOIN beat b ON b.run_id = r.run_id
+         WHERE r.run_id = ANY($1::text[]) AND r.lease_owner = $2 AND r.status = 'running'`,
         [runIds, workerId, new Date(now.getTime() + leaseMs)],
       );
-      for (const row of rows) if (row.cancel_action) out.set(row.run_id, row.cancel_action);
-      return out;
+      for (const row of rows) if (row.cancel_action) cancels.set(row.run_id, row.cancel_action);
+      const held = new Set(rows.map((row) => row.run_id));
+      return { cancels, lost: runIds.filter((id) => !held.has(id)) };
     },
 
     async finish(runId, workerId, outcome) {

@@ -1,26 +1,80 @@
 // Checkpoints on SQLite: the official SqliteSaver on the storage's own connection, so checkpoints
 // live in the same file as threads and runs, plus the thread-level operations it lacks, written
 // against its two tables (checkpoints, writes).
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import type Database from "better-sqlite3";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import type { CheckpointStore } from "../checkpoint-ports.js";
-import { fencedSaver } from "../fenced-saver.js";
+import { LeaseLostError } from "../../errors.js";
+import type { CheckpointStore, RunLease } from "../checkpoint-ports.js";
+import { fencedSaver, type RunLeases } from "../fenced-saver.js";
 import { statementCache } from "./sql-helpers.js";
+
+type LeasedWrite = RunLease & { runId: string };
 
 /**
  * SqliteSaver creates its tables lazily on first use; this one creates them when the storage opens.
  * The saver also prepares its statements on every put, putWrites and getTuple (several per graph
  * step); it gets the connection through a view whose `prepare` reuses statements by SQL text.
+ *
+ * A guarded run's write carries its lease through the saver's awaits (AsyncLocalStorage) to the
+ * statements that insert its rows, which check the run's row in the same transaction: the saver
+ * serialises before it writes, so a check ahead of the call would not be atomic with the write.
  */
 class EagerSqliteSaver extends SqliteSaver {
-  constructor(db: Database.Database) {
-    super(withCachedStatements(db));
+  private readonly writing: AsyncLocalStorage<LeasedWrite>;
+
+  constructor(
+    db: Database.Database,
+    private readonly leases: RunLeases,
+  ) {
+    const writing = new AsyncLocalStorage<LeasedWrite>();
+    super(withCachedStatements(db, writing));
+    this.writing = writing;
     this.setup();
+  }
+
+  override put(...args: Parameters<SqliteSaver["put"]>): ReturnType<SqliteSaver["put"]> {
+    return this.leased(args[0], () => super.put(...args));
+  }
+
+  override putWrites(...args: Parameters<SqliteSaver["putWrites"]>): ReturnType<SqliteSaver["putWrites"]> {
+    return this.leased(args[0], () => super.putWrites(...args));
+  }
+
+  private leased<T>(config: RunnableConfig, write: () => Promise<T>): Promise<T> {
+    const runId = config.configurable?.run_id;
+    const lease = typeof runId === "string" ? this.leases.get(runId) : undefined;
+    return lease ? this.writing.run({ runId: runId as string, ...lease }, write) : write();
   }
 }
 
-function withCachedStatements(db: Database.Database): Database.Database {
-  const prepare = statementCache(db);
+function withCachedStatements(db: Database.Database, writing: AsyncLocalStorage<LeasedWrite>): Database.Database {
+  const cached = statementCache(db);
+  const held = db.prepare("SELECT 1 FROM runs WHERE run_id = ? AND status = 'running' AND lease_owner = ? AND attempt = ?").pluck();
+  const checkedRun = db.transaction((lease: LeasedWrite, statement: Database.Statement, args: unknown[]) => {
+    if (held.get(lease.runId, lease.workerId, lease.attempt) === undefined) throw new LeaseLostError(lease.runId);
+    return statement.run(...args);
+  });
+  const guarded = new WeakMap<Database.Statement, Database.Statement>();
+  // The saver runs its inserts (and only those) with `run`.
+  const prepare = (text: string): Database.Statement => {
+    const statement = cached(text);
+    if (!/^\s*INSERT/i.test(text)) return statement;
+    let wrapper = guarded.get(statement);
+    if (!wrapper) {
+      wrapper = Object.create(statement, {
+        run: {
+          value: (...args: unknown[]) => {
+            const lease = writing.getStore();
+            return lease ? checkedRun.immediate(lease, statement, args) : statement.run(...args);
+          },
+        },
+      }) as Database.Statement;
+      guarded.set(statement, wrapper);
+    }
+    return wrapper;
+  };
   return new Proxy(db, {
     get(target, property) {
       if (property === "prepare") return prepare;
@@ -41,7 +95,8 @@ export function deleteThreadCheckpoints(sql: (text: string) => Database.Statemen
 // their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
 // the latest), and so does every comparison below.
 export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
-  const { saver, fence, startsEmpty } = fencedSaver(new EagerSqliteSaver(db));
+  const leases: RunLeases = new Map();
+  const { saver, fence, startsEmpty, guard } = fencedSaver(new EagerSqliteSaver(db, leases), leases);
   const sql = statementCache(db);
 
   // The saver stores metadata as JSON text in a BLOB column; SQLite reads a BLOB as binary JSONB.
@@ -83,6 +138,7 @@ export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
     saver,
     fenceRun: fence,
     startsEmpty,
+    guardWrites: guard,
     // A write here is a local transaction, not a round trip: nothing is worth holding back.
     holdWrites: () => {},
     releaseWrites: () => Promise.resolve(),

@@ -356,8 +356,8 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       return claim.immediate(workerId, leaseMs, now, limit);
     },
     async heartbeat(workerId, runIds, leaseMs, now) {
-      const out = new Map<string, CancelAction>();
-      if (runIds.length === 0) return out;
+      const cancels = new Map<string, CancelAction>();
+      if (runIds.length === 0) return { cancels, lost: [] };
       const ids = JSON.stringify(runIds);
       sql("UPDATE runs SET lease_until = ? WHERE lease_owner = ? AND status = 'running' AND run_id IN (SELECT value FROM json_each(?))").run(
         new Date(now.getTime() + leaseMs).toISOString(),
@@ -365,13 +365,12 @@ export function sqliteRuns(db: Database.Database): RunRepo {
         ids,
       );
       // Only runs this worker still holds: one that lost its lease may be flagged for its new owner.
-      const flagged = db
-        .prepare(
-          "SELECT run_id, cancel_action FROM runs WHERE cancel_action IS NOT NULL AND lease_owner = ? AND status = 'running' AND run_id IN (SELECT value FROM json_each(?))",
-        )
-        .all(workerId, ids) as Array<{ run_id: string; cancel_action: CancelAction }>;
-      for (const f of flagged) out.set(f.run_id, f.cancel_action);
-      return out;
+      const held = db
+        .prepare("SELECT run_id, cancel_action FROM runs WHERE lease_owner = ? AND status = 'running' AND run_id IN (SELECT value FROM json_each(?))")
+        .all(workerId, ids) as Array<{ run_id: string; cancel_action: CancelAction | null }>;
+      for (const f of held) if (f.cancel_action) cancels.set(f.run_id, f.cancel_action);
+      const holding = new Set(held.map((f) => f.run_id));
+      return { cancels, lost: runIds.filter((id) => !holding.has(id)) };
     },
     async finish(runId, workerId, outcome) {
       return finish.immediate(runId, workerId, outcome);

@@ -87,7 +87,7 @@ await describeWithPostgres("the one-statement PostgreSQL saver", () => {
 
   it("writes the rows the official saver writes, and reads them back alike", async () => {
     const official = new PostgresSaver(poolOn(schemas.official), undefined, { schema: schemas.official });
-    const ours = new OneStatementPostgresSaver(poolOn(schemas.ours), schemas.ours);
+    const ours = new OneStatementPostgresSaver(poolOn(schemas.ours), schemas.ours, new Map());
     await writeEverything(official);
     await writeEverything(ours);
     const expected = await rows(schemas.official);
@@ -114,7 +114,7 @@ await describeWithPostgres("the one-statement PostgreSQL saver", () => {
         statements += 1;
         return query(...args);
       }) as typeof pool.query;
-      const ours = new OneStatementPostgresSaver(pool, schema.ours);
+      const ours = new OneStatementPostgresSaver(pool, schema.ours, new Map());
       const official = new PostgresSaver(poolOn(schema.official), undefined, { schema: schema.official });
       const threads = Array.from({ length: 12 }, (_, i) => `thread-${String(i).padStart(2, "0")}`);
       await Promise.all(threads.map((thread) => writeEverything(official, thread)));
@@ -149,7 +149,7 @@ await describeWithPostgres("the one-statement PostgreSQL saver", () => {
     try {
       const pool = poolOn(schema);
       await new PostgresSaver(pool, undefined, { schema }).setup();
-      const ours = new OneStatementPostgresSaver(pool, schema);
+      const ours = new OneStatementPostgresSaver(pool, schema, new Map());
       const expected = await rows(schemas.official);
       const written = async (thread: string) => Number((await pool.query("SELECT count(*) AS n FROM checkpoints WHERE thread_id = $1", [thread])).rows[0].n);
       const config = (thread: string) => ({ configurable: { thread_id: thread, checkpoint_ns: "" } });

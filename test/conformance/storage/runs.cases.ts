@@ -4,6 +4,7 @@
 // a database of its own.
 import { Annotation, START, StateGraph } from "@langchain/langgraph";
 import { expect } from "vitest";
+import { LeaseLostError } from "../../../src/errors.js";
 import type { Assistant, JsonObject, Run, RunStatus } from "../../../src/storage/records.js";
 import type { ClaimedRun, EnqueueOptions, NewRun } from "../../../src/storage/run-ports.js";
 import type { Storage } from "../../../src/storage/ports.js";
@@ -204,7 +205,7 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
 
       expect(result).toMatchObject({ kind: "created", cancelled: [first.run_id], stopped: [] });
       expect(await statusOf(s, first.run_id)).toBe("running");
-      expect(await s.runs.heartbeat(WORKER, [first.run_id], LEASE_MS, new Date())).toEqual(new Map([[first.run_id, strategy]]));
+      expect((await s.runs.heartbeat(WORKER, [first.run_id], LEASE_MS, new Date())).cancels).toEqual(new Map([[first.run_id, strategy]]));
       expect(await claim(s)).toBeNull();
       await s.runs.finish(first.run_id, WORKER, { status: "interrupted", thread_status: "idle", delete_run: strategy === "rollback" });
       expect((await claim(s))?.run_id).toBe(result.kind === "created" ? result.run.run_id : undefined);
@@ -281,7 +282,7 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect(await threadStatus(s, input.thread_id)).toBe("busy");
     expect(await claim(s)).toBeNull();
     // The lease is the claimer's: its heartbeat holds it, and it finishes the run.
-    expect(await s.runs.heartbeat(WORKER, [input.run_id], LEASE_MS, new Date())).toEqual(new Map());
+    expect(await s.runs.heartbeat(WORKER, [input.run_id], LEASE_MS, new Date())).toEqual({ cancels: new Map(), lost: [] });
     expect(await s.runs.finish(input.run_id, "someone-else", success)).toBe(false);
     expect(await s.runs.finish(input.run_id, WORKER, success)).toBe(true);
     expect(await threadStatus(s, input.thread_id)).toBe("idle");
@@ -619,10 +620,62 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect((await claim(s, new Date(now), WORKER, SECOND))?.run_id).toBe(mine.run_id);
     expect((await claim(s, new Date(now), "someone-else", SECOND))?.run_id).toBe(theirs.run_id);
 
-    expect(await s.runs.heartbeat(WORKER, [mine.run_id, theirs.run_id], 60 * SECOND, new Date(now))).toEqual(new Map());
+    expect(await s.runs.heartbeat(WORKER, [mine.run_id, theirs.run_id], 60 * SECOND, new Date(now))).toEqual({ cancels: new Map(), lost: [theirs.run_id] });
     expect(await s.runs.recoverExpired(new Date(now + 30 * SECOND), 3)).toEqual({ requeued: 1, failed: 0 });
     expect(await statusOf(s, mine.run_id)).toBe("running");
     expect(await statusOf(s, theirs.run_id)).toBe("pending");
+  });
+
+  fresh("tells a worker on heartbeat which of its runs it lost: requeued, then taken by another worker", async (s) => {
+    const run = await enqueue(s, newRun(await thread(s)));
+    const now = Date.now();
+    await claim(s, new Date(now), WORKER, SECOND);
+    expect(await s.runs.recoverExpired(new Date(now + 30 * SECOND), 3)).toEqual({ requeued: 1, failed: 0 });
+    expect((await s.runs.heartbeat(WORKER, [run.run_id], LEASE_MS, new Date())).lost).toEqual([run.run_id]);
+    expect(await claim(s, new Date(now + 30 * SECOND), "someone-else")).not.toBeNull();
+    expect((await s.runs.heartbeat(WORKER, [run.run_id], LEASE_MS, new Date())).lost).toEqual([run.run_id]);
+    expect(await s.runs.heartbeat("someone-else", [run.run_id], LEASE_MS, new Date())).toEqual({ cancels: new Map(), lost: [] });
+  });
+
+  fresh("lands a guarded run's checkpoints only while its worker holds the lease, and refuses every write after the first refusal", async (s) => {
+    const graph = new StateGraph(Annotation.Root({ n: Annotation<number> }))
+      .addNode("step", (state) => ({ n: state.n + 1 }))
+      .addEdge(START, "step")
+      .compile({ checkpointer: s.checkpoints.saver });
+    const run = await enqueue(s, newRun(await thread(s)));
+    // Each invoke on a thread of its own: the lease is the run's, whichever thread its checkpoints name.
+    const invoke = (n: number) => {
+      const threadId = newId();
+      return { threadId, result: graph.invoke({ n }, { configurable: { thread_id: threadId, run_id: run.run_id } }) };
+    };
+    const now = Date.now();
+    const first = (await claim(s, new Date(now), WORKER, SECOND))!;
+    const failures: unknown[] = [];
+    const unguard = s.checkpoints.guardWrites(run.run_id, { workerId: WORKER, attempt: first.attempt }, (err) => failures.push(err));
+    const held = invoke(1);
+    expect(await held.result).toEqual({ n: 2 });
+    expect(await s.checkpoints.latestCheckpointId(held.threadId)).not.toBeNull();
+
+    // The lease lapses, the sweeper requeues the run and another worker takes it: the first worker's writes no longer land.
+    expect(await s.runs.recoverExpired(new Date(now + 30 * SECOND), 3)).toEqual({ requeued: 1, failed: 0 });
+    const second = (await claim(s, new Date(now + 30 * SECOND), "someone-else"))!;
+    expect(second.attempt).toBe(first.attempt + 1);
+    for (const n of [3, 4]) {
+      const late = invoke(n);
+      await expect(late.result).rejects.toBeInstanceOf(LeaseLostError);
+      expect(await s.checkpoints.latestCheckpointId(late.threadId)).toBeNull();
+    }
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toBeInstanceOf(LeaseLostError);
+    unguard();
+
+    // The new owner's writes land.
+    const ownerUnguard = s.checkpoints.guardWrites(run.run_id, { workerId: "someone-else", attempt: second.attempt }, (err) => failures.push(err));
+    const owned = invoke(5);
+    expect(await owned.result).toEqual({ n: 6 });
+    ownerUnguard();
+    expect(failures).toHaveLength(1);
+    expect(await s.checkpoints.latestCheckpointId(owned.threadId)).not.toBeNull();
   });
 
   fresh("reports a cancel request on heartbeat to the worker holding the run only", async (s) => {
@@ -630,9 +683,9 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     await claim(s);
     await s.runs.cancel({ runIds: [run.run_id] }, "rollback");
 
-    expect(await s.runs.heartbeat(WORKER, [run.run_id], LEASE_MS, new Date())).toEqual(new Map([[run.run_id, "rollback"]]));
-    expect(await s.runs.heartbeat("someone-else", [run.run_id], LEASE_MS, new Date())).toEqual(new Map());
-    expect(await s.runs.heartbeat(WORKER, [], LEASE_MS, new Date())).toEqual(new Map());
+    expect(await s.runs.heartbeat(WORKER, [run.run_id], LEASE_MS, new Date())).toEqual({ cancels: new Map([[run.run_id, "rollback"]]), lost: [] });
+    expect(await s.runs.heartbeat("someone-else", [run.run_id], LEASE_MS, new Date())).toEqual({ cancels: new Map(), lost: [run.run_id] });
+    expect(await s.runs.heartbeat(WORKER, [], LEASE_MS, new Date())).toEqual({ cancels: new Map(), lost: [] });
   });
 
   // ---- finish --------------------------------------------------------------------------------
@@ -840,7 +893,7 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect(await threadStatus(s, busy)).toBe("busy");
 
     expect(await s.runs.cancel({ status: "running" }, "rollback")).toEqual({ stopped: [], flagged: [running.run_id] });
-    expect(await s.runs.heartbeat(WORKER, [running.run_id], LEASE_MS, new Date())).toEqual(new Map([[running.run_id, "rollback"]]));
+    expect((await s.runs.heartbeat(WORKER, [running.run_id], LEASE_MS, new Date())).cancels).toEqual(new Map([[running.run_id, "rollback"]]));
 
     const fresher = await enqueue(s, newRun(queued));
     expect(await s.runs.cancel({ status: "all" }, "interrupt")).toEqual({ stopped: [fresher.run_id], flagged: [running.run_id] });
