@@ -3,6 +3,9 @@
 // implementation (streams, for many replicas) is; the in-process one here is what `gantry dev` uses.
 import type { Event as ProtocolEvent } from "@langchain/protocol";
 import { invalid } from "../errors.js";
+import { EventsLostError, LOST, StaleWriterError } from "./event-log-errors.js";
+
+export { EventsLostError, StaleWriterError } from "./event-log-errors.js";
 
 export interface RunEvent {
   event: string;
@@ -38,9 +41,28 @@ export interface OpenOptions {
    * before this open arrives, and reopening it would leave its readers waiting for an end that came.
    */
   createOnly?: boolean;
+  /**
+   * The attempt that opens the run's log (the run's `attempt`): the log records the newest writer
+   * that opened it, and refuses writes from an older one from then on (see `writer` on append).
+   * An open from an older writer than the one recorded is refused the same way. Ignored with createOnly.
+   */
+  writer?: number;
 }
 
-export interface EndOptions {
+/**
+ * Writer fencing. A write that carries `writer: n` is refused with a StaleWriterError when the log
+ * was opened by (or written with) a newer writer than n: nothing of it is written or sent to
+ * readers, including what it would have copied to another log. A worker passes its run's attempt,
+ * so one that lost the run's lease (frozen, partitioned) and carries on cannot add to the log of
+ * the attempt that took over. A write without `writer` is not checked; one with a newer number
+ * than recorded raises the record. The record lives with the log: a log that vanished and is
+ * re-created by a write records that write's writer.
+ */
+export interface WriterOption {
+  writer?: number;
+}
+
+export interface EndOptions extends WriterOption {
   /**
    * How long the ended log stays readable, at most the log's retention (RESUMABLE_STREAM_TTL_SECONDS),
    * which is also the default. Readers attached when it goes drain it all the same.
@@ -55,7 +77,7 @@ export interface EndOptions {
   alsoTo?: { key: string; events: RunEvent[] };
 }
 
-export interface AppendOptions {
+export interface AppendOptions extends WriterOption {
   /**
    * Appends only to a log that exists and has not ended, else appends nothing and returns "":
    * a marker for a thread's log, which exists only while someone follows the thread.
@@ -77,9 +99,19 @@ export interface ReadOptions {
 /**
  * Keys are run ids, or `thread:<thread_id>` (threadLogKey) for a thread's log. A thread's log
  * exists only while someone follows the thread: the thread stream (domain/run-output.ts) opens it
- * with `{ resumable: true, expiresWhenIdle: true }` before reading, and the worker appends a run's
- * events to it, between lifecycle markers, only when it exists (queue/execute-run.ts). Nobody ends
- * it; it expires once idle. Deleting the thread ends it, which closes its followers' streams.
+ * with `{ resumable: true, expiresWhenIdle: true, createOnly: true }` before reading, and the
+ * worker appends a run's events to it, between lifecycle markers, only when it exists
+ * (queue/execute-run.ts). Nobody ends it; it expires once idle. Deleting the thread deletes it.
+ *
+ * Lost logs. A log can vanish under its writer (Redis restarted without persistence, a key evicted
+ * or expired, a thread deleted while its run went on). The writer's process remembers which log it
+ * opened or last appended to (an open without createOnly, an append without ifOpen; forgotten at
+ * its end), so a write that finds that log gone, or replaced by another one (a reader's open
+ * re-created it), re-creates it marked as lost before that write. Readers are never left with a
+ * clean end that is short: a reader whose log vanishes or is replaced while it reads, a replay from
+ * the start of a log marked lost, and a resume (`after` an id) that the log no longer reaches back
+ * to (the log is unknown, younger than the id, or dropped events after it for its size bound) all
+ * throw an EventsLostError from the read's iterator.
  */
 export interface RunEventLog {
   /**
@@ -97,11 +129,19 @@ export interface RunEventLog {
   append(key: string, event: RunEvent, options?: AppendOptions): Promise<string>;
   /**
    * Readers drain what is left, then end. Resumable logs stay readable for their retention time;
-   * others go at once. Ending an ended or unknown log changes nothing (its `alsoTo` still applies).
+   * others go at once. Ending an ended or unknown log changes nothing (its `alsoTo` still applies),
+   * except that a log this process wrote and lost is left behind as an ended log marked lost, so
+   * that later joins say so instead of finding nothing.
    */
   end(key: string, options?: EndOptions): Promise<void>;
   /**
-   * Yields until the log is ended and drained, or the signal aborts. An unknown key yields nothing.
+   * Removes the logs and all they hold (a thread deleted): a log created later under the same key
+   * starts empty. Their readers end. A writer still writing one re-creates it marked lost.
+   */
+  delete(keys: string[]): Promise<void>;
+  /**
+   * Yields until the log is ended and drained, or the signal aborts. An unknown key yields nothing,
+   * unless `after` is an id: that resume throws EventsLostError (see "Lost logs" above).
    * A malformed `after` throws a GantryError("invalid") here, before any event is read.
    * The reader is attached from this call on: iterate it to the end, return() it or abort the signal.
    * Events are shared between readers; treat them as read-only.
@@ -128,6 +168,8 @@ export interface MemoryEventLogOptions {
 }
 
 export const DEFAULT_MAX_EVENTS = 50_000;
+/** How many logs a process remembers having written (see "Lost logs"); past it the oldest are forgotten. */
+export const WRITTEN_LOGS_REMEMBERED = 10_000;
 const FROM_START = new Set(["-1", "-"]);
 const ID_PATTERN = /^(\d{1,15})-(\d{1,15})$/;
 const SWEEP_MS = 1000;
@@ -157,6 +199,17 @@ interface Log {
   readers: Set<Cursor>;
   /** One promise shared by every waiting reader, settled on the next change. */
   waiter: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Events up to this id may be missing (the log was started again after it vanished): a resume from before it, or from the start when `lost`, reads short. */
+  origin: [number, number];
+  lost: boolean;
+  /** The newest event dropped for the size bound: a resume from before it reads short. */
+  dropped: [number, number] | undefined;
+  /** The newest writer recorded (WriterOption); 0 for none. */
+  writer: number;
+  /** Removed by delete(): its readers stop. */
+  deleted: boolean;
+  /** Which log this is, of all the logs a key had in this process. */
+  incarnation: number;
 }
 
 /**
@@ -171,6 +224,17 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
   const { retentionMs } = options;
   const maxEvents = options.maxEvents ?? DEFAULT_MAX_EVENTS;
   const logs = new Map<string, Log>();
+  // The log this process last opened or appended to as its writer, per key (see "Lost logs").
+  const written = new Map<string, number>();
+  let incarnations = 0;
+  // Ids come from one clock for every log here, so that no id of a log that is gone is ever given
+  // again under its key: a resume from it is told apart from one in the log that came next.
+  let clockMs = 0;
+  let clockSeq = -1;
+  const nextId = (): [number, number] => {
+    const ms = Math.max(now(), clockMs);
+    return [ms, ms === clockMs ? clockSeq + 1 : 0];
+  };
 
   const expiresAt = (log: Log): number => {
     if (log.endedAt !== undefined) return log.endedAt + log.retainMs;
@@ -211,19 +275,47 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
       touchedAt: now(),
       readers: new Set(),
       waiter: undefined,
+      origin: nextId(),
+      lost: false,
+      dropped: undefined,
+      writer: opts.createOnly ? 0 : (opts.writer ?? 0),
+      deleted: false,
+      incarnation: ++incarnations,
     };
     logs.set(key, log);
     return log;
   };
 
+  /** Marks the log as missing what came before its next event; readers attached before compare their origin with the log's and stop. */
+  const markLost = (log: Log): void => {
+    log.lost = true;
+    log.origin = nextId();
+    wake(log);
+  };
+
+  /** The log a write goes to, re-created or marked lost when the one this process wrote is gone. */
+  const writerLog = (key: string, found: Log | undefined): Log => {
+    const mine = written.get(key);
+    if (!found) {
+      const log = create(key, { resumable: true, expiresWhenIdle: true });
+      log.lost = true;
+      return log;
+    }
+    if (mine !== undefined && mine !== found.incarnation) markLost(found);
+    return found;
+  };
+
+  const checkWriter = (key: string, log: Log | undefined, writer: number | undefined): void => {
+    if (log && writer !== undefined && log.writer > writer) throw new StaleWriterError(key, writer, log.writer);
+  };
+
   /** Appends to a log that has not ended; returns the id. */
   const add = (log: Log, event: RunEvent): string => {
-    const time = now();
-    const ms = Math.max(time, log.lastMs);
-    log.lastSeq = ms === log.lastMs ? log.lastSeq + 1 : 0;
-    log.lastMs = ms;
-    log.touchedAt = time;
-    const stored: StoredEvent = { id: `${ms}-${log.lastSeq}`, event: event.event, data: event.data };
+    [clockMs, clockSeq] = nextId();
+    log.lastMs = clockMs;
+    log.lastSeq = clockSeq;
+    log.touchedAt = now();
+    const stored: StoredEvent = { id: `${clockMs}-${clockSeq}`, event: event.event, data: event.data };
     // A non-resumable log with no reader has nobody to deliver to now or later.
     if (log.resumable || log.readers.size > 0) {
       log.events.push(stored);
@@ -238,16 +330,23 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
     async open(key, opts) {
       const found = find(key);
       if (found && opts.createOnly) return;
+      checkWriter(key, found, opts.writer);
       const log = found ?? create(key, opts);
       log.endedAt = undefined;
       log.touchedAt = now();
+      if (opts.createOnly) return;
+      log.writer = Math.max(log.writer, opts.writer ?? 0);
+      remember(written, key, log.incarnation);
     },
 
     async append(key, event, appendOptions) {
       const found = find(key);
       if (appendOptions?.ifOpen && (!found || found.endedAt !== undefined)) return "";
-      const log = found ?? create(key, { resumable: true, expiresWhenIdle: true });
+      checkWriter(key, found, appendOptions?.writer);
+      const log = appendOptions?.ifOpen ? found! : writerLog(key, found);
       if (log.endedAt !== undefined) throw new Error(`Event log ${key} has ended; open() it again before appending`);
+      log.writer = Math.max(log.writer, appendOptions?.writer ?? 0);
+      if (!appendOptions?.ifOpen) remember(written, key, log.incarnation);
       const id = add(log, event);
       const also = appendOptions?.alsoTo === undefined ? undefined : find(appendOptions.alsoTo);
       if (also && also.endedAt === undefined) add(also, event);
@@ -255,7 +354,11 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
     },
 
     async end(key, endOptions) {
-      const log = find(key);
+      let log = find(key);
+      checkWriter(key, log, endOptions?.writer);
+      // What this process wrote and lost stays behind as a lost, ended log, for the joins to come.
+      if (written.has(key)) log = writerLog(key, log);
+      written.delete(key);
       if (log && log.endedAt === undefined) {
         log.endedAt = now();
         log.retainMs = Math.min(endOptions?.retainMs ?? retentionMs, retentionMs);
@@ -267,10 +370,23 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
       if (alsoTo && also && also.endedAt === undefined) for (const event of alsoTo.events) add(also, event);
     },
 
+    async delete(keys) {
+      for (const key of keys) {
+        const log = logs.get(key);
+        if (!log) continue;
+        logs.delete(key);
+        log.deleted = true;
+        wake(log);
+      }
+    },
+
     read(key, { after, signal }) {
-      if (after !== undefined && !FROM_START.has(after)) parseId(after);
+      const target = after !== undefined && !FROM_START.has(after) ? parseId(after) : undefined;
       const log = find(key);
+      if (!log && target) return lostReader(key, LOST.before(after!));
       if (!log || signal?.aborted) return (async function* () {})();
+      const gap = log.resumable && after !== undefined ? gapBefore(log, after, target) : undefined;
+      if (gap) return lostReader(key, gap);
       const cursor = startOf(log, after);
       log.readers.add(cursor);
       const detach = () => {
@@ -283,7 +399,7 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
         wake(log);
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      return follow(log, cursor, signal, () => {
+      return follow(key, log, cursor, signal, () => {
         detach();
         signal?.removeEventListener("abort", onAbort);
       });
@@ -308,13 +424,39 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
         wake(log);
       }
       logs.clear();
+      written.clear();
     },
   };
 }
 
-async function* follow(log: Log, cursor: Cursor, signal: AbortSignal | undefined, cleanup: () => void): AsyncGenerator<StoredEvent> {
+/** Sets `key` as the newest entry of a map bounded to WRITTEN_LOGS_REMEMBERED entries. */
+export function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > WRITTEN_LOGS_REMEMBERED) map.delete(map.keys().next().value!);
+}
+
+/** Why a replay or resume of this log would read short, if it would. */
+function gapBefore(log: Log, after: string, target: [number, number] | undefined): string | undefined {
+  if (!target) return log.lost ? LOST.start : undefined;
+  if (compareIds(target, log.origin) < 0 || (log.dropped && compareIds(target, log.dropped) < 0)) return LOST.before(after);
+  return undefined;
+}
+
+/** A reader that throws at its first step: the read was called, the stream has started, and it is short. */
+function lostReader(key: string, why: string): AsyncGenerator<StoredEvent> {
+  return (async function* () {
+    yield* [];
+    throw new EventsLostError(key, why);
+  })();
+}
+
+async function* follow(key: string, log: Log, cursor: Cursor, signal: AbortSignal | undefined, cleanup: () => void): AsyncGenerator<StoredEvent> {
+  const origin = log.origin;
   try {
     while (!signal?.aborted) {
+      if (log.deleted) return;
+      if (log.origin !== origin) throw new EventsLostError(key, LOST.replaced);
       cursor.pos = Math.max(cursor.pos, log.base + log.head);
       if (cursor.pos < log.base + log.events.length) {
         const event = log.events[cursor.pos - log.base]!;
@@ -359,6 +501,7 @@ function slowestReader(log: Log): number {
 function dropBefore(log: Log, pos: number): void {
   const index = Math.min(pos - log.base, log.events.length);
   if (index <= log.head) return;
+  if (log.resumable) log.dropped = parseId(log.events[index - 1]!.id);
   log.head = index;
   if (log.head === log.events.length || (log.head >= COMPACT_AFTER && log.head * 2 >= log.events.length)) {
     log.events = log.events.slice(log.head);
