@@ -28,6 +28,8 @@ export const LOST = {
   gone: "was lost while it was being read (its event log vanished: Redis restarted without persistence, or the key was evicted)",
   replaced: "was lost while it was being read (its event log vanished and was started again)",
   start: "lost its earliest events (its event log vanished while the run was writing it)",
+  missing: (status: string) =>
+    `has no event log although the run is ${status} (its event log vanished: Redis restarted without persistence, or the key was evicted)`,
   before: (after: string) => `no longer holds the events after ${after.slice(0, 64)}`,
 };
 
