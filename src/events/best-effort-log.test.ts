@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../logging.js";
 import { bestEffortWrites } from "./best-effort-log.js";
-import { createMemoryEventLog, StaleWriterError } from "./run-event-log.js";
+import { createMemoryEventLog } from "./memory-event-log.js";
+import { StaleWriterError } from "./run-event-log.js";
 
 const logs: Array<{ close(): void }> = [];
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GantryError } from "../errors.js";
-import { createMemoryEventLog, EventsLostError, type StoredEvent } from "./run-event-log.js";
+import { createMemoryEventLog } from "./memory-event-log.js";
+import { EventsLostError, type StoredEvent } from "./run-event-log.js";
 
 const RETENTION_MS = 120_000;
 let clock = 1_000;
