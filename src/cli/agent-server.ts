@@ -122,7 +122,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
 
   const assistants = assistantService({ assistants: storage.assistants, threads: storage.threads, graphs, defaults: config.graphDefaults });
   const state = threadStateService({ threads: storage.threads, runs: storage.runs, graphs, checkpoints: storage.checkpoints });
-  const threads = threadService({ threads: storage.threads, ttl: config.threadTtl, checkpoints: storage.checkpoints, state });
+  const threads = threadService({ threads: storage.threads, ttl: config.threadTtl, checkpoints: storage.checkpoints, state, runs: storage.runs, events });
   const store = storeService({
     store: storage.store,
     settings: {

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { loadDevConfig, type DevFlags } from "../config/server-config.js";
 import { createMemoryBus } from "../events/event-bus.js";
-import { createMemoryEventLog } from "../events/run-event-log.js";
+import { createMemoryEventLog } from "../events/memory-event-log.js";
 import { createLogger, type Logger } from "../logging.js";
 import { lockDataDir, type DataDirLock } from "../storage/sqlite/data-dir-lock.js";
 import { startAgentServer, type RunningServer } from "./agent-server.js";

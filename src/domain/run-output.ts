@@ -2,8 +2,15 @@
 // final output of /wait and /join (the last values, with __interrupt__ or __error__), and the
 // stream of every run of a thread. Every transport (SSE routes today) reads runs through this one
 // service, so none of them knows where events or outcomes are kept.
+//
+// A stream never ends short in silence: when a log is gone or lost events (Redis restarted without
+// persistence, a key evicted), its readers throw EventsLostError, which the SSE writer sends as the
+// stream's final `error` event. Only the final output has somewhere else to come from: the run's
+// stored outcome, which /wait and /join then wait for.
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Event as ProtocolEvent } from "@langchain/protocol";
-import { protocolLogKey, threadLogKey, type RunEventLog, type StoredEvent } from "../events/run-event-log.js";
+import { LOST } from "../events/event-log-errors.js";
+import { EventsLostError, protocolLogKey, threadLogKey, type RunEventLog, type StoredEvent } from "../events/run-event-log.js";
 import type { RunRepo } from "../storage/run-ports.js";
 import type { ThreadRepo } from "../storage/ports.js";
 import type { Run } from "../storage/records.js";
@@ -21,11 +28,17 @@ export interface ReadFrom {
 export interface RunOutputService {
   /**
    * The run's events in the modes asked for (the run's own modes when none are). A finished run
-   * whose log is gone has nothing left to send: the stream is empty. The log is read at call time,
-   * so a malformed `after` throws its GantryError here, before any answer has started.
+   * whose log is gone (expired) has nothing left to send: the stream is empty, unless it resumes
+   * after an id, whose followers are lost. A pending or running run whose log is gone lost its
+   * events: the stream throws EventsLostError. The log is read at call time, so a malformed
+   * `after` throws its GantryError here, before any answer has started.
    */
   events(run: Run, options: ReadFrom & { modes?: readonly string[] }): Promise<AsyncGenerator<StoredEvent>>;
-  /** The final output: from the run's log while it is held (it always holds `values`), otherwise from the thread's stored state. */
+  /**
+   * The final output: from the run's log while it is held (it always holds `values`), otherwise
+   * from the thread's stored state once the run has finished (waited for in storage when the log
+   * was lost while the run went on).
+   */
   output(run: Run, signal?: AbortSignal): Promise<unknown>;
   /** Every run of the thread from now on (or replayed from `after`), in the modes asked for. */
   threadEvents(threadId: string, modes: ReadonlySet<ThreadStreamMode>, options: ReadFrom): Promise<AsyncGenerator<StoredEvent>>;
@@ -38,12 +51,36 @@ export interface RunOutputService {
   lastProtocolEvent(threadId: string): Promise<ProtocolEvent | undefined>;
 }
 
+/** How often a wait for a run whose log was lost looks at the run's row. */
+const OUTCOME_POLL_MS = 1_000;
+
+const isFinished = (run: Run) => run.status !== "pending" && run.status !== "running";
+
 export function runOutputService(deps: { events: RunEventLog; runs: RunRepo; threads: ThreadRepo }): RunOutputService {
   const { events } = deps;
+
+  /** The run as stored once it has finished; undefined if the signal aborts first. */
+  const finishedRun = async (run: Run, signal: AbortSignal | undefined): Promise<Run | undefined> => {
+    for (let latest = run; !signal?.aborted; ) {
+      latest = (await deps.runs.get(run.run_id)) ?? latest;
+      if (isFinished(latest)) return latest;
+      await sleep(OUTCOME_POLL_MS, undefined, signal ? { signal } : {}).catch(() => undefined);
+    }
+    return undefined;
+  };
+
   return {
     async events(run, options) {
-      const finished = run.status !== "pending" && run.status !== "running";
-      if (finished && !(await events.has(run.run_id))) return (async function* () {})();
+      const resuming = options.after !== undefined && options.after !== "-1" && options.after !== "-";
+      if (!resuming && !(await events.has(run.run_id))) {
+        // Read again: the run may have finished, and its log expired, since it was read.
+        const latest = isFinished(run) ? run : ((await deps.runs.get(run.run_id)) ?? run);
+        if (isFinished(latest)) return (async function* () {})();
+        return (async function* () {
+          yield* [];
+          throw new EventsLostError(run.run_id, LOST.missing(latest.status));
+        })();
+      }
       const modes = new Set(options.modes ?? run.kwargs.stream_mode);
       const source = events.read(run.run_id, readOptions(options));
       return (async function* () {
@@ -55,13 +92,23 @@ export function runOutputService(deps: { events: RunEventLog; runs: RunRepo; thr
       // A log that is gone (expired, or never kept) reads as nothing: the stored outcome answers.
       let values: unknown = null;
       let error: unknown = null;
-      for await (const event of events.read(run.run_id, { after: "-1", ...(signal ? { signal } : {}) })) {
-        if (event.event === "values") values = event.data;
-        else if (event.event === "error") error = event.data;
+      let read = false;
+      try {
+        for await (const event of events.read(run.run_id, { after: "-1", ...(signal ? { signal } : {}) })) {
+          read = true;
+          if (event.event === "values") values = event.data;
+          else if (event.event === "error") error = event.data;
+        }
+      } catch (err) {
+        if (!(err instanceof EventsLostError)) throw err;
+        values = error = null;
+        read = false;
       }
       if (error) return { __error__: error };
       if (values !== null) return values;
-      const latest = (await deps.runs.get(run.run_id)) ?? run;
+      // Nothing read: the log is gone. A run that goes on without it is waited for in storage.
+      const latest = read ? ((await deps.runs.get(run.run_id)) ?? run) : await finishedRun(run, signal);
+      if (!latest) return null;
       const thread = await deps.threads.get(run.thread_id);
       if (latest.status === "error" && thread?.error) return { __error__: thread.error };
       if (!thread) return null;
@@ -76,7 +123,7 @@ export function runOutputService(deps: { events: RunEventLog; runs: RunRepo; thr
       // The worker writes a thread's log only while it exists (execute-run.ts): opening it is what
       // makes the thread followed.
       const key = threadLogKey(threadId);
-      await events.open(key, { resumable: true, expiresWhenIdle: true });
+      await events.open(key, { resumable: true, expiresWhenIdle: true, createOnly: true });
       const source = events.read(key, readOptions(options));
       return (async function* () {
         for await (const event of source) {
@@ -89,7 +136,7 @@ export function runOutputService(deps: { events: RunEventLog; runs: RunRepo; thr
     async protocolEvents(threadId, options) {
       const key = protocolLogKey(threadId);
       // Opened (idle-expiring, as the worker opens it) so a reader that comes before the first run waits for it.
-      await events.open(key, { resumable: true, expiresWhenIdle: true });
+      await events.open(key, { resumable: true, expiresWhenIdle: true, createOnly: true });
       const last = options.untilNow ? await events.last(key) : undefined;
       if (options.untilNow && !last) return (async function* () {})();
       const source = events.read(key, { after: "-1", ...(options.signal ? { signal: options.signal } : {}) });

@@ -1,6 +1,10 @@
 // Thread rules: creates honour if_exists and the configured default TTL, patches merge metadata,
-// copies need an existing source, and expired threads are swept.
+// copies need an existing source, and expired threads are swept. Deleting a thread deletes its
+// event logs too (its runs', its thread stream's, its protocol stream's): a thread created later
+// under the same id, perhaps by another user, starts with none of its events.
 import { conflict, invalid, notFound } from "../errors.js";
+import { protocolLogKey, threadLogKey, type RunEventLog } from "../events/run-event-log.js";
+import type { RunRepo } from "../storage/run-ports.js";
 import { newId } from "../ids.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
 import type { Page, Paged, SortOrder, ThreadFilter, ThreadRepo, ThreadSortField, ThreadTtlInput } from "../storage/ports.js";
@@ -46,8 +50,35 @@ export interface ThreadService {
   sweepExpired(now: Date, limit: number): Promise<number>;
 }
 
-export function threadService(deps: { threads: ThreadRepo; ttl: ThreadTtlDefaults; checkpoints: CheckpointStore; state: ThreadStateService }): ThreadService {
+export interface ThreadServiceDeps {
+  threads: ThreadRepo;
+  ttl: ThreadTtlDefaults;
+  checkpoints: CheckpointStore;
+  state: ThreadStateService;
+  /** For the logs a deleted thread leaves: its runs are listed before it goes (they go with it). */
+  runs: RunRepo;
+  events: RunEventLog;
+}
+
+/** Runs listed per page when collecting a deleted thread's run logs. */
+const RUN_PAGE = 1000;
+
+export function threadService(deps: ThreadServiceDeps): ThreadService {
   const { threads, ttl: defaults, checkpoints, state } = deps;
+
+  /** Every event log key of the threads, read before they are deleted. */
+  const eventLogsOf = async (threadIds: string[]): Promise<string[]> => {
+    const keys: string[] = [];
+    for (const threadId of threadIds) {
+      keys.push(threadLogKey(threadId), protocolLogKey(threadId));
+      for (let offset = 0; ; offset += RUN_PAGE) {
+        const page = await deps.runs.list(threadId, {}, { limit: RUN_PAGE, offset });
+        for (const run of page) keys.push(run.run_id);
+        if (page.length < RUN_PAGE) break;
+      }
+    }
+    return keys;
+  };
 
   const toTtl = (ttl: TtlInput | undefined): ThreadTtlInput | undefined => {
     if (ttl === undefined) return undefined;
@@ -113,8 +144,10 @@ export function threadService(deps: { threads: ThreadRepo; ttl: ThreadTtlDefault
     },
     async delete(threadId, access) {
       const auth = await authorize(access, "threads", "delete", { thread_id: threadId });
+      const logs = await eventLogsOf([threadId]);
       if (!(await threads.delete(threadId, auth))) throw notFound(`Thread ${threadId} not found`);
       await checkpoints.deleteThread(threadId);
+      await deps.events.delete(logs);
     },
     async search(request, sort, page, extract, access) {
       const filter = { ...request, ...authField(await searchAuth(request, page, access)) };
@@ -154,8 +187,10 @@ export function threadService(deps: { threads: ThreadRepo; ttl: ThreadTtlDefault
       const auth = await authorize(access, "threads", "delete", { thread_ids: threadIds });
       const existing = await threads.existing(threadIds, auth);
       if (strategy === "delete") {
+        const logs = await eventLogsOf(existing);
         const deleted = await threads.deleteMany(existing);
         for (const id of existing) await checkpoints.deleteThread(id);
+        await deps.events.delete(logs);
         return deleted;
       }
       // keep_latest drops every checkpoint but the newest; the thread and its latest state stay.

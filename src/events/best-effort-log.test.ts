@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../logging.js";
 import { bestEffortWrites } from "./best-effort-log.js";
-import { createMemoryEventLog } from "./run-event-log.js";
+import { createMemoryEventLog } from "./memory-event-log.js";
+import { StaleWriterError } from "./run-event-log.js";
 
 const logs: Array<{ close(): void }> = [];
 
@@ -45,6 +46,14 @@ describe("bestEffortWrites", () => {
     const read = [];
     for await (const event of events.read("run-2", { after: "-1" })) read.push(event);
     expect(read).toEqual([{ id, event: "metadata", data: { run_id: "run-2" } }]);
+    expect(warnings()).toEqual([]);
+  });
+
+  it("hands a stale writer's refusal to the caller, since it is no fault of the store", async () => {
+    const { events, warnings } = setUp();
+    await events.open("run-3", { resumable: true, writer: 2 });
+    await expect(events.append("run-3", { event: "values", data: 1 }, { writer: 1 })).rejects.toThrow(StaleWriterError);
+    await expect(events.end("run-3", { writer: 1 })).rejects.toThrow(StaleWriterError);
     expect(warnings()).toEqual([]);
   });
 });

@@ -2,7 +2,10 @@
 // command timeout) is dropped, with one warning per outage. A run must not fail, and a run creation
 // must not answer 500 (which the SDK retries, creating the run twice), because its stream could not
 // be written: the outcome lives in PostgreSQL, and readers fall back to it when a log is missing.
+// A StaleWriterError is no fault of the store but the log's refusal of a fenced-off writer: it
+// reaches the caller, which must stop writing.
 import type { Logger } from "../logging.js";
+import { StaleWriterError } from "./event-log-errors.js";
 import type { RunEventLog } from "./run-event-log.js";
 
 export function bestEffortWrites(events: RunEventLog, log: Logger): RunEventLog {
@@ -15,6 +18,7 @@ export function bestEffortWrites(events: RunEventLog, log: Logger): RunEventLog 
         return result;
       },
       (err: unknown) => {
+        if (err instanceof StaleWriterError) throw err;
         if (!failing) log.warn("event log write failed; streams miss events until it recovers", { what, key, err: (err as Error).message });
         failing = true;
         return fallback;
@@ -24,6 +28,7 @@ export function bestEffortWrites(events: RunEventLog, log: Logger): RunEventLog 
     open: (key, options) => guard("open", key, events.open(key, options), undefined),
     append: (key, event, options) => guard("append", key, events.append(key, event, options), ""),
     end: (key, options) => guard("end", key, events.end(key, options), undefined),
+    delete: (keys) => guard("delete", keys[0] ?? "", events.delete(keys), undefined),
     read: (key, options) => events.read(key, options),
     has: (key) => guard("has", key, events.has(key), false),
     last: (key) => guard("last", key, events.last(key), undefined),

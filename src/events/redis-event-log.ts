@@ -15,12 +15,18 @@
 // readers parse nothing, including those that attached before the run started here. When the writer
 // stops without ending the log (the run went to another worker), the next writer sends to this
 // process again, as the readers' registration asks.
+//
+// Each log carries a `born` stamp (which log it is: redis-log-scripts.ts). A reader that finds its
+// log gone, or another log under its key, throws EventsLostError; so does a replay or resume the
+// log cannot serve in full (the ATTACH script says why). Writers pass the stamp of the log they
+// wrote last, so a write to a log that vanished re-creates it marked lost (see "Lost logs" on the port).
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { invalid } from "../errors.js";
+import { EventsLostError, LOST, StaleWriterError } from "./event-log-errors.js";
 import type { RedisChannels } from "./redis-channels.js";
-import { APPEND, ATTACH, END, OPEN, PAGE_READ } from "./redis-log-scripts.js";
-import { DEFAULT_MAX_EVENTS, type RunEvent, type RunEventLog, type StoredEvent } from "./run-event-log.js";
+import { APPEND, ATTACH, DELETE, END, OPEN, PAGE_READ } from "./redis-log-scripts.js";
+import { DEFAULT_MAX_EVENTS, remember, type RunEvent, type RunEventLog, type StoredEvent } from "./run-event-log.js";
 
 export interface RedisEventLogOptions {
   commands: Redis;
@@ -52,17 +58,19 @@ const INBOX_EVENTS = 4096;
 
 type StreamEntry = [id: string, fields: string[]];
 
-/** Events read from the stream, and the log's end flag as it was before they were read (null: the log is gone). */
+/** Events read from the stream, and the log's end flag as it was before they were read (null: the log is gone), and its born. */
 interface Page {
   ended: string | null;
   entries: StreamEntry[];
+  born: string;
 }
 
-/** Where a new reader stands, and the first page it reads. */
+/** Where a new reader stands, and the first page it reads; or why its replay would read short. */
 interface Attached {
   cursor: string;
   idle: boolean;
   page: Page;
+  gap: "" | "start" | "before";
 }
 
 interface Pending {
@@ -80,11 +88,11 @@ interface Batch {
   end: boolean;
 }
 
-/** A batch, or a nudge: a message that is no batch ('open', an end whose position is unknown): read the stream. */
-type Heard = Batch | "nudge";
+/** A batch, a nudge (a message that is no batch: 'open', an end whose position is unknown: read the stream), or the log deleted. */
+type Heard = Batch | "nudge" | "gone";
 
 /** A write waiting its turn on its log: a batch of appends, or another script call. */
-type Write = { batch: Pending[]; alsoTo: string | undefined; ifOpen: boolean; bytes: number } | { run: () => Promise<void> };
+type Write = { batch: Pending[]; alsoTo: string | undefined; ifOpen: boolean; writer: number | undefined; bytes: number } | { run: () => Promise<void> };
 
 export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog {
   const { commands, channels, prefix, retentionMs, openTtlMs } = options;
@@ -105,6 +113,22 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   const endScript = script(END, 4);
   const attachScript = script(ATTACH);
   const pageScript = script(PAGE_READ);
+  const deleteScript = script(DELETE);
+  // The born of the log this process last opened or appended to as its writer, and the last id it
+  // wrote there, per key (see "Lost logs" on the port).
+  const written = new Map<string, { born: string; last: string }>();
+  const wrote = (key: string): [born: string, last: string] => {
+    const mine = written.get(key);
+    return mine ? [mine.born, mine.last] : ["", ""];
+  };
+  const writerArg = (writer: number | undefined) => (writer === undefined ? "" : String(writer));
+  const refusal = (key: string, err: unknown, writer: number | undefined): unknown => {
+    const message = (err as Error).message;
+    if (message.includes("GANTRY_LOG_ENDED")) return new Error(`Event log ${key} has ended; open() it again before appending`);
+    const stale = /GANTRY_STALE_WRITER (\d+)/.exec(message);
+    if (stale) return new StaleWriterError(key, writer ?? 0, Number(stale[1]));
+    return err;
+  };
 
   // Per log, the writes not yet sent, oldest first; a log is listed while one of its writes is in flight.
   const queues = new Map<string, Write[]>();
@@ -125,7 +149,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       const logChannel = message.slice(0, split);
       if (split < 0 || !readers.has(logChannel)) return;
       const body = message.slice(split + 1);
-      hear(logChannel, body.startsWith("{") ? parseBatch(body) : "nudge");
+      hear(logChannel, body.startsWith("{") ? parseBatch(body) : body === "gone" ? "gone" : "nudge");
     })
     .then(() => {
       subscribed = true;
@@ -151,7 +175,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   const inTurn = <T>(key: string, call: () => Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => enqueue(key, { run: () => call().then(resolve, reject) }));
 
-  const sendBatch = async (key: string, { batch, alsoTo: also, ifOpen }: Extract<Write, { batch: Pending[] }>) => {
+  const sendBatch = async (key: string, { batch, alsoTo: also, ifOpen, writer }: Extract<Write, { batch: Pending[] }>) => {
     // Decided as the batch leaves: its readers here hear it either from Redis or from here, never both.
     const here = writing.has(key);
     const args: Array<string | number> = [
@@ -166,16 +190,19 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       also === undefined ? "" : channel(also),
       ifOpen ? "1" : "0",
       here ? ownChannel : "",
+      writerArg(writer),
+      ...(ifOpen ? ["", ""] : wrote(key)),
     ];
     for (const one of batch) args.push(one.also ? "1" : "0", one.event.event, one.data);
     try {
-      const [prev, ...ids] = (await appendScript(...args)) as string[];
+      const [prev, born, ...ids] = (await appendScript(...args)) as string[];
+      if (!ifOpen && born) remember(written, key, { born, last: ids.at(-1) ?? "" });
       batch.forEach((one, i) => one.resolve(ids[i] ?? ""));
       if (here && prev !== undefined && ids.length === batch.length && readers.has(channel(key))) {
         hear(channel(key), { prev, entries: batch.map((one, i): BatchEntry => [ids[i]!, one.event.event, one.event.data]), end: false });
       }
     } catch (err) {
-      const failure = (err as Error).message.includes("GANTRY_LOG_ENDED") ? new Error(`Event log ${key} has ended; open() it again before appending`) : err;
+      const failure = refusal(key, err, writer);
       for (const one of batch) one.reject(failure);
     }
   };
@@ -183,10 +210,12 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   /** Where a new reader starts, with the first page it reads: null for an unknown log. */
   const attach = async (key: string, after: string | undefined): Promise<Attached | null> => {
     const from = after === undefined ? "" : FROM_START.has(after) ? "0-0" : after;
-    const reply = (await attachScript(metaKey(key), streamKey(key), from, PAGE, ownChannel)) as [] | [string, string | null, string, StreamEntry[]];
+    const reply = (await attachScript(metaKey(key), streamKey(key), from, PAGE, ownChannel)) as
+      | []
+      | [string, string | null, string, StreamEntry[], string, Attached["gap"]];
     if (reply.length === 0) return null;
-    const [ended, idle, cursor, entries] = reply;
-    return { cursor, idle: idle === "1", page: { ended, entries } };
+    const [ended, idle, cursor, entries, born, gap] = reply;
+    return { cursor, idle: idle === "1", page: { ended, entries, born }, gap };
   };
 
   /**
@@ -205,8 +234,10 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
     let stale = unconfirmed !== undefined;
     let wake: (() => void) | undefined;
     const inbox = batchInbox();
+    let gone = false;
     const reader = (heard: Heard) => {
-      if (heard === "nudge" || !inbox.add(heard)) stale = true;
+      if (heard === "gone") gone = true;
+      else if (heard === "nudge" || !inbox.add(heard)) stale = true;
       wake?.();
     };
     const logChannel = channel(key);
@@ -229,11 +260,18 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
     const events = (async function* () {
       try {
         const position = await start;
-        if (!position) return;
+        if (!position) {
+          // A resume from an id needs the log that id came from.
+          if (after !== undefined && !FROM_START.has(after)) throw new EventsLostError(key, LOST.before(after));
+          return;
+        }
+        if (position.gap) throw new EventsLostError(key, position.gap === "start" ? LOST.start : LOST.before(after!));
         await unconfirmed;
         let { cursor } = position;
+        const { born } = position.page;
         let page: Page | undefined = position.page;
         while (!signal?.aborted) {
+          if (gone) return;
           // A batch heard that continues from the cursor needs no read of the stream. Not while
           // stale: a nudge before it may stand for events its `p` does not know of (an older
           // replica's appends, which keep no `last`).
@@ -255,14 +293,18 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
             const first = page;
             page = undefined;
             if (!first) stale = false;
-            const { ended, entries } = first ?? (await readPage(key, cursor));
+            const read = first ?? (await readPage(key, cursor));
+            const { ended, entries } = read;
+            // Gone without an end, or another log under the key since: what was between is lost.
+            // (A log an older replica made has no born to compare.)
+            if (ended === null && !gone) throw new EventsLostError(key, LOST.gone);
+            if (born !== "" && read.born !== born && !gone) throw new EventsLostError(key, LOST.replaced);
             for (const [id, fields] of entries) {
               cursor = id;
               yield toEvent(id, fields);
               if (signal?.aborted) return;
             }
             if (entries.length === PAGE) stale = true;
-            // A missing flag means the log expired or was never there: nothing more will come.
             else if (ended !== "0") return;
             continue;
           }
@@ -294,30 +336,41 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   };
 
   const readPage = async (key: string, cursor: string): Promise<Page> => {
-    const [ended, entries] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[]];
-    return { ended, entries };
+    const [ended, entries, born] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[], string];
+    return { ended, entries, born };
   };
 
   return {
     open(key, opts) {
       return inTurn(key, async () => {
-        await openScript(
-          metaKey(key),
-          streamKey(key),
-          opts.resumable ? "1" : "0",
-          opts.expiresWhenIdle ? "1" : "0",
-          retentionMs,
-          openTtlMs,
-          channel(key),
-          opts.createOnly ? "1" : "0",
-        );
+        let reply: [born: string, last: string];
+        try {
+          reply = (await openScript(
+            metaKey(key),
+            streamKey(key),
+            opts.resumable ? "1" : "0",
+            opts.expiresWhenIdle ? "1" : "0",
+            retentionMs,
+            openTtlMs,
+            channel(key),
+            opts.createOnly ? "1" : "0",
+            opts.createOnly ? "" : writerArg(opts.writer),
+          )) as [string, string];
+        } catch (err) {
+          throw refusal(key, err, opts.writer);
+        }
+        const [born, last] = reply;
+        if (!opts.createOnly) {
+          if (born) remember(written, key, { born, last });
+          else written.delete(key);
+        }
       });
     },
 
     append(key, event, appendOptions = {}) {
       return new Promise<string>((resolve, reject) => {
         const data = JSON.stringify(event.data) ?? "null";
-        const { alsoTo } = appendOptions;
+        const { alsoTo, writer } = appendOptions;
         const ifOpen = appendOptions.ifOpen === true;
         const pending: Pending = { event, data, also: alsoTo !== undefined, resolve, reject };
         const last = queues.get(key)?.at(-1);
@@ -326,6 +379,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
           last &&
           "batch" in last &&
           last.ifOpen === ifOpen &&
+          last.writer === writer &&
           (last.alsoTo === undefined || alsoTo === undefined || last.alsoTo === alsoTo) &&
           last.batch.length < BATCH_EVENTS &&
           last.bytes + data.length <= BATCH_BYTES
@@ -335,7 +389,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
           last.alsoTo ??= alsoTo;
           return;
         }
-        enqueue(key, { batch: [pending], alsoTo, ifOpen, bytes: data.length });
+        enqueue(key, { batch: [pending], alsoTo, ifOpen, writer, bytes: data.length });
       });
     },
 
@@ -345,24 +399,36 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       for (const event of alsoTo?.events ?? []) events.push(event.event, JSON.stringify(event.data) ?? "null");
       return inTurn(key, async () => {
         const here = writing.has(key);
-        const last = (await endScript(
-          metaKey(key),
-          streamKey(key),
-          metaKey(alsoTo?.key ?? key),
-          streamKey(alsoTo?.key ?? key),
-          Math.min(endOptions.retainMs ?? retentionMs, retentionMs),
-          channel(key),
-          maxEvents,
-          retentionMs,
-          openTtlMs,
-          alsoTo === undefined ? "" : channel(alsoTo.key),
-          here ? ownChannel : "",
-          ...events,
-        )) as string | number;
+        let last: string | number;
+        try {
+          last = (await endScript(
+            metaKey(key),
+            streamKey(key),
+            metaKey(alsoTo?.key ?? key),
+            streamKey(alsoTo?.key ?? key),
+            Math.min(endOptions.retainMs ?? retentionMs, retentionMs),
+            channel(key),
+            maxEvents,
+            retentionMs,
+            openTtlMs,
+            alsoTo === undefined ? "" : channel(alsoTo.key),
+            here ? ownChannel : "",
+            writerArg(endOptions.writer),
+            ...wrote(key),
+            ...events,
+          )) as string | number;
+        } catch (err) {
+          throw refusal(key, err, endOptions.writer);
+        }
+        written.delete(key);
         if (here && typeof last === "string") hear(channel(key), last === "" ? "nudge" : { prev: last, entries: [], end: true });
         // Ended: nothing more will be written here.
         writing.delete(key);
       });
+    },
+
+    delete(keys) {
+      return Promise.all(keys.map((key) => inTurn(key, () => deleteScript(metaKey(key), streamKey(key), channel(key))))).then(() => {});
     },
 
     writeHere(key) {

@@ -1,7 +1,10 @@
 // The Lua scripts of the Redis event log (redis-event-log.ts): each is one round trip and atomic.
 // A log is a stream (`<prefix>events:<key>`) and a meta hash beside it: resumable, idle, ended,
-// last (the newest id written) and one `r:<channel>` field per process with a reader of the log,
-// which expires with the log. Every message about a log goes to the log's own channel, which
+// last (the newest id written), born (`<sec>:<usec>` of Redis's clock when this log was created:
+// which log it is, and since when it holds everything), lost ('1' when it was re-created by a
+// write after it vanished: its start is missing), n (events ever added, against XLEN: whether
+// some were trimmed), w (the newest writer, for fencing) and one `r:<channel>` field per process
+// with a reader of the log, which expires with the log. Every message about a log goes to the log's own channel, which
 // readers on replicas older than the process channels subscribe to, and to each of those processes'
 // channels, prefixed with the log's channel and a newline.
 
@@ -20,8 +23,61 @@ local function publish(meta, channel, message, skip)
 end
 `;
 
+// Ids compared as ids.
+const ID_HELPERS = `
+local function parseId(id)
+  local dash = string.find(id, '-', 1, true)
+  return tonumber(string.sub(id, 1, dash - 1)), tonumber(string.sub(id, dash + 1))
+end
+local function before(a, b)
+  local am, as = parseId(a)
+  local bm, bs = parseId(b)
+  return am < bm or (am == bm and as < bs)
+end
+`;
+
+// A new `born`, the refusal of a write from a writer older than the log's, and the id that starts a
+// log its writer lost: strictly after the last id that writer wrote, so no id of the lost log is
+// ever taken for one of the new log's (Redis's clock alone may give the same millisecond).
+const LOG_HELPERS = `${ID_HELPERS}
+local function nowMs()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+-- The first id after 'known' ('' for none) by the clock: concrete, for a log with no event to carry it.
+local function nextId(known)
+  local ms = nowMs()
+  if known == '' then return ms .. '-0' end
+  local km, ks = parseId(known)
+  if ms > km then return ms .. '-0' end
+  return km .. '-' .. (ks + 1)
+end
+local function idAfter(stream, known)
+  if known == '' then return '*' end
+  local km = parseId(known)
+  if nowMs() > km then return '*' end
+  local candidate = nextId(known)
+  local top = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)
+  if top[1] and not before(top[1][1], candidate) then return '*' end
+  return candidate
+end
+local function newBorn()
+  local t = redis.call('TIME')
+  return t[1] .. ':' .. t[2]
+end
+local function staleWriter(meta, writer)
+  if writer == '' then return nil end
+  local w = tonumber(redis.call('HGET', meta, 'w') or '0')
+  if w > tonumber(writer) then return redis.error_reply('GANTRY_STALE_WRITER ' .. w) end
+  return nil
+end
+local function raiseWriter(meta, writer)
+  if writer ~= '' and tonumber(writer) > tonumber(redis.call('HGET', meta, 'w') or '0') then redis.call('HSET', meta, 'w', writer) end
+end
+`;
+
 // Shared by the scripts that write events.
-const WRITE_HELPERS = `${PUBLISH_HELPER}
+const WRITE_HELPERS = `${PUBLISH_HELPER}${LOG_HELPERS}
 -- An empty stream follows 0-0, where a reader of it stands; one written before 'last' was kept follows nothing.
 local function lastOf(meta, stream)
   local last = redis.call('HGET', meta, 'last')
@@ -45,42 +101,69 @@ local function written(meta, stream, channel, prev, entries, last, retentionMs, 
 end
 `;
 
-// KEYS: meta, stream. ARGV: resumable, expiresWhenIdle, retentionMs, openTtlMs, channel, createOnly.
+// KEYS: meta, stream. ARGV: resumable, expiresWhenIdle, retentionMs, openTtlMs, channel, createOnly,
+// writer ('' for none).
 // Creates the log, or reopens an ended one (a retried attempt continues its log); with createOnly
-// an existing log is left as it is.
-export const OPEN = `${PUBLISH_HELPER}
+// an existing log is left as it is. Returns the log's born ('' for a log an older replica made)
+// and its last id ('' for none).
+export const OPEN = `${PUBLISH_HELPER}${LOG_HELPERS}
 if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('HSET', KEYS[1], 'resumable', ARGV[1], 'idle', ARGV[2], 'ended', '0')
+  redis.call('HSET', KEYS[1], 'resumable', ARGV[1], 'idle', ARGV[2], 'ended', '0', 'born', newBorn())
 elseif ARGV[6] == '1' then
-  return 0
-elseif redis.call('HGET', KEYS[1], 'ended') == '1' then
-  redis.call('HSET', KEYS[1], 'ended', '0')
-  publish(KEYS[1], ARGV[5], 'open', '')
+  return {'', ''}
+else
+  local stale = staleWriter(KEYS[1], ARGV[7])
+  if stale then return stale end
+  if redis.call('HGET', KEYS[1], 'ended') == '1' then
+    redis.call('HSET', KEYS[1], 'ended', '0')
+    publish(KEYS[1], ARGV[5], 'open', '')
+  end
 end
+if ARGV[6] ~= '1' then raiseWriter(KEYS[1], ARGV[7]) end
 local ttl = ARGV[4]
 if redis.call('HGET', KEYS[1], 'idle') == '1' then ttl = ARGV[3] end
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
-return 1`;
+return {redis.call('HGET', KEYS[1], 'born') or '', redis.call('HGET', KEYS[1], 'last') or ''}`;
 
 // KEYS: meta, stream, also-meta, also-stream (the log's own again when there is none).
 // ARGV: maxEvents, retentionMs, openTtlMs, channel, also-channel ('' for none), ifOpen, skip (for
-// this log only: the other one's batch goes to every reader's process), then per event: whether it
-// also goes to the other log ('1'/'0'), its name, its data. Returns the id the batch follows ('' for
-// none), then the ids; nothing when ifOpen found no open log.
-// A key nobody opened becomes an idle-expiring resumable log, as in the in-process log.
+// this log only: the other one's batch goes to every reader's process), writer ('' for none), the
+// born of the log this writer wrote last and the last id it wrote there ('' for none), then per
+// event: whether it also goes to the other log ('1'/'0'), its name, its data. Returns the id the batch follows ('' for none), the
+// log's born, then the ids; nothing when ifOpen found no open log.
+// A log that is gone (a key nobody opened: writers open first) becomes an idle-expiring resumable
+// log marked lost; so does one that is not the log this writer wrote last (re-created since by a
+// reader's open). Their batch follows no id, so that readers read the log and find out.
 export const APPEND = `${WRITE_HELPERS}
 local ended = redis.call('HGET', KEYS[1], 'ended')
 if ended ~= '0' and ARGV[6] == '1' then return {} end
+if ended then
+  local stale = staleWriter(KEYS[1], ARGV[8])
+  if stale then return stale end
+end
 if ended == '1' then return redis.error_reply('GANTRY_LOG_ENDED') end
-if not ended then redis.call('HSET', KEYS[1], 'resumable', '1', 'idle', '1', 'ended', '0') end
+local prev = nil
+local firstId = '*'
+if not ended then
+  redis.call('HSET', KEYS[1], 'resumable', '1', 'idle', '1', 'ended', '0', 'born', newBorn(), 'lost', '1')
+  firstId = idAfter(KEYS[2], ARGV[10])
+elseif ARGV[6] ~= '1' and ARGV[9] ~= '' and redis.call('HGET', KEYS[1], 'born') ~= ARGV[9] then
+  redis.call('HSET', KEYS[1], 'born', newBorn(), 'lost', '1')
+  firstId = idAfter(KEYS[2], ARGV[10])
+else
+  prev = lastOf(KEYS[1], KEYS[2])
+end
+raiseWriter(KEYS[1], ARGV[8])
 local also = ARGV[5] ~= '' and redis.call('HGET', KEYS[3], 'ended') == '0'
-local prev = lastOf(KEYS[1], KEYS[2])
 local alsoPrev = also and lastOf(KEYS[3], KEYS[4])
 local ids, entries, alsoEntries = {}, {}, {}
 local alsoLast = false
-for i = 8, #ARGV, 3 do
-  local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1], 'd', ARGV[i + 2])
+for i = 11, #ARGV, 3 do
+  local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], firstId, 'e', ARGV[i + 1], 'd', ARGV[i + 2])
+  -- What a reader must resume after to read this log without a gap.
+  if firstId ~= '*' then redis.call('HSET', KEYS[1], 'origin', id) end
+  firstId = '*'
   local tail = tailOf(ARGV[i + 1], ARGV[i + 2])
   ids[#ids + 1] = id
   entries[#entries + 1] = '["' .. id .. '"' .. tail
@@ -89,31 +172,50 @@ for i = 8, #ARGV, 3 do
     alsoEntries[#alsoEntries + 1] = '["' .. alsoLast .. '"' .. tail
   end
 end
+redis.call('HINCRBY', KEYS[1], 'n', #ids)
 written(KEYS[1], KEYS[2], ARGV[4], prev, entries, ids[#ids], ARGV[2], ARGV[3], ARGV[7])
 if alsoLast then written(KEYS[3], KEYS[4], ARGV[5], alsoPrev, alsoEntries, alsoLast, ARGV[2], ARGV[3], '') end
+table.insert(ids, 1, redis.call('HGET', KEYS[1], 'born') or '')
 table.insert(ids, 1, prev or '')
 return ids`;
 
 // KEYS: meta, stream, also-meta, also-stream (the log's own again when there is none).
 // ARGV: retainMs, channel, maxEvents, retentionMs, openTtlMs, also-channel ('' for none), skip (as
-// for APPEND), then per event for the other log: its name, its data.
+// for APPEND), writer ('' for none), the born of the log this writer wrote last and the last id it
+// wrote there ('' for none), then per event for the other log: its name, its data.
 // The readers hear the id the end follows: one that has read up to it is done, unread.
 // Returns that id ('' when unknown), or 0 for a log that had ended already. The other log gets its
 // events, if it is open, whether or not this one had ended (as separate calls would).
+// The log this writer wrote, gone, is left behind ended and marked lost (replaced: marked lost):
+// later joins say so instead of finding nothing, and readers only hear a nudge, so they read it.
 export const END = `${WRITE_HELPERS}
+local ended = redis.call('HGET', KEYS[1], 'ended')
+if ended then
+  local stale = staleWriter(KEYS[1], ARGV[8])
+  if stale then return stale end
+end
+local lost = false
+if ARGV[9] ~= '' and not ended then
+  redis.call('HSET', KEYS[1], 'resumable', '1', 'idle', '0', 'ended', '0', 'born', newBorn(), 'lost', '1', 'origin', nextId(ARGV[10]))
+  ended, lost = '0', true
+elseif ARGV[9] ~= '' and ended == '0' and redis.call('HGET', KEYS[1], 'born') ~= ARGV[9] then
+  redis.call('HSET', KEYS[1], 'born', newBorn(), 'lost', '1')
+  lost = true
+end
 local result = 0
-if redis.call('HGET', KEYS[1], 'ended') == '0' then
+if ended == '0' then
   redis.call('HSET', KEYS[1], 'ended', '1')
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   redis.call('PEXPIRE', KEYS[2], ARGV[1])
   local last = lastOf(KEYS[1], KEYS[2])
+  if lost then last = nil end
   if last then publish(KEYS[1], ARGV[2], '{"p":"' .. last .. '","b":[],"end":1}', ARGV[7]) else publish(KEYS[1], ARGV[2], 'end', ARGV[7]) end
   result = last or ''
 end
-if ARGV[6] ~= '' and #ARGV > 7 and redis.call('HGET', KEYS[3], 'ended') == '0' then
+if ARGV[6] ~= '' and #ARGV > 10 and redis.call('HGET', KEYS[3], 'ended') == '0' then
   local prev = lastOf(KEYS[3], KEYS[4])
   local entries, last = {}, nil
-  for i = 8, #ARGV, 2 do
+  for i = 11, #ARGV, 2 do
     last = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', 'e', ARGV[i], 'd', ARGV[i + 1])
     entries[#entries + 1] = '["' .. last .. '"' .. tailOf(ARGV[i], ARGV[i + 1])
   end
@@ -121,26 +223,53 @@ if ARGV[6] ~= '' and #ARGV > 7 and redis.call('HGET', KEYS[3], 'ended') == '0' t
 end
 return result`;
 
-// KEYS: meta, stream. ARGV: the id a reader starts after ('' to attach live), page size, the
-// reader's process channel.
+// KEYS: meta, stream. ARGV: the id a reader starts after ('' to attach live, '0-0' for the start),
+// page size, the reader's process channel.
 // Registers the process as a reader of the log, in the same step as the position is taken, so every
 // message about what comes after that position reaches it. Returns where the reader starts, and
 // what it reads first: the log's end flag, whether it expires when idle, the id the reader stands
-// at, and the first page after it (none when it attaches live, as it does to a non-resumable log,
-// which keeps no history). Nothing for an unknown log.
-export const ATTACH = `
-local meta = redis.call('HMGET', KEYS[1], 'ended', 'idle', 'resumable')
+// at, the first page after it (none when it attaches live, as it does to a non-resumable log,
+// which keeps no history), the log's born, and why the replay would read short ('' when it would
+// not: 'start' for the start of a log marked lost, 'before' for an id from before the log began
+// or before events it trimmed). Nothing for an unknown log.
+export const ATTACH = `${ID_HELPERS}
+local meta = redis.call('HMGET', KEYS[1], 'ended', 'idle', 'resumable', 'born', 'lost', 'n', 'origin')
 if not meta[1] then return {} end
 redis.call('HSET', KEYS[1], 'r:' .. ARGV[3], '1')
+local born = meta[4] or ''
 if ARGV[1] == '' or meta[3] ~= '1' then
   local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
   local newest = '0-0'
   if last[1] then newest = last[1][1] end
-  return {meta[1], meta[2], newest, {}}
+  return {meta[1], meta[2], newest, {}, born, ''}
 end
-return {meta[1], meta[2], ARGV[1], redis.call('XRANGE', KEYS[2], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])}`;
+local gap = ''
+if ARGV[1] == '0-0' then
+  if meta[5] == '1' then gap = 'start' end
+else
+  if meta[7] then
+    if before(ARGV[1], meta[7]) then gap = 'before' end
+  elseif born ~= '' then
+    local colon = string.find(born, ':', 1, true)
+    local ms = tonumber(string.sub(born, 1, colon - 1)) * 1000 + math.floor(tonumber(string.sub(born, colon + 1)) / 1000)
+    if before(ARGV[1], ms .. '-0') then gap = 'before' end
+  end
+  if gap == '' and tonumber(meta[6] or '0') > redis.call('XLEN', KEYS[2]) then
+    local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
+    if first[1] and before(ARGV[1], first[1][1]) then gap = 'before' end
+  end
+end
+if gap ~= '' then return {meta[1], meta[2], ARGV[1], {}, born, gap} end
+return {meta[1], meta[2], ARGV[1], redis.call('XRANGE', KEYS[2], '(' .. ARGV[1], '+', 'COUNT', ARGV[2]), born, ''}`;
 
 // KEYS: meta, stream. ARGV: cursor, page size. The end flag is read before the page: if it was
-// set, every event is already in the stream.
+// set, every event is already in the stream. Then the log's born: a reader that attached to
+// another log (this one was re-created since) has lost what was between.
 export const PAGE_READ = `
-return {redis.call('HGET', KEYS[1], 'ended'), redis.call('XRANGE', KEYS[2], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])}`;
+return {redis.call('HGET', KEYS[1], 'ended'), redis.call('XRANGE', KEYS[2], '(' .. ARGV[1], '+', 'COUNT', ARGV[2]), redis.call('HGET', KEYS[1], 'born') or ''}`;
+
+// KEYS: meta, stream. ARGV: channel. Removes the log; its readers on every process hear 'gone' and stop.
+export const DELETE = `${PUBLISH_HELPER}
+if redis.call('EXISTS', KEYS[1]) == 1 then publish(KEYS[1], ARGV[1], 'gone', '') end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1`;

@@ -1,8 +1,9 @@
 // Event logs: what a run (or every run of a thread) emitted, held so streams can join late and
 // resume after a dropped connection with Last-Event-ID. The port is async because its Redis
-// implementation (streams, for many replicas) is; the in-process one here is what `gantry dev` uses.
+// implementation (streams, for many replicas) is; the in-process one (memory-event-log.ts) is what
+// `gantry dev` uses.
 import type { Event as ProtocolEvent } from "@langchain/protocol";
-import { invalid } from "../errors.js";
+export { EventsLostError, StaleWriterError } from "./event-log-errors.js";
 
 export interface RunEvent {
   event: string;
@@ -38,9 +39,28 @@ export interface OpenOptions {
    * before this open arrives, and reopening it would leave its readers waiting for an end that came.
    */
   createOnly?: boolean;
+  /**
+   * The attempt that opens the run's log (the run's `attempt`): the log records the newest writer
+   * that opened it, and refuses writes from an older one from then on (see `writer` on append).
+   * An open from an older writer than the one recorded is refused the same way. Ignored with createOnly.
+   */
+  writer?: number;
 }
 
-export interface EndOptions {
+/**
+ * Writer fencing. A write that carries `writer: n` is refused with a StaleWriterError when the log
+ * was opened by (or written with) a newer writer than n: nothing of it is written or sent to
+ * readers, including what it would have copied to another log. A worker passes its run's attempt,
+ * so one that lost the run's lease (frozen, partitioned) and carries on cannot add to the log of
+ * the attempt that took over. A write without `writer` is not checked; one with a newer number
+ * than recorded raises the record. The record lives with the log: a log that vanished and is
+ * re-created by a write records that write's writer.
+ */
+export interface WriterOption {
+  writer?: number;
+}
+
+export interface EndOptions extends WriterOption {
   /**
    * How long the ended log stays readable, at most the log's retention (RESUMABLE_STREAM_TTL_SECONDS),
    * which is also the default. Readers attached when it goes drain it all the same.
@@ -55,7 +75,7 @@ export interface EndOptions {
   alsoTo?: { key: string; events: RunEvent[] };
 }
 
-export interface AppendOptions {
+export interface AppendOptions extends WriterOption {
   /**
    * Appends only to a log that exists and has not ended, else appends nothing and returns "":
    * a marker for a thread's log, which exists only while someone follows the thread.
@@ -77,9 +97,19 @@ export interface ReadOptions {
 /**
  * Keys are run ids, or `thread:<thread_id>` (threadLogKey) for a thread's log. A thread's log
  * exists only while someone follows the thread: the thread stream (domain/run-output.ts) opens it
- * with `{ resumable: true, expiresWhenIdle: true }` before reading, and the worker appends a run's
- * events to it, between lifecycle markers, only when it exists (queue/execute-run.ts). Nobody ends
- * it; it expires once idle. Deleting the thread ends it, which closes its followers' streams.
+ * with `{ resumable: true, expiresWhenIdle: true, createOnly: true }` before reading, and the
+ * worker appends a run's events to it, between lifecycle markers, only when it exists
+ * (queue/execute-run.ts). Nobody ends it; it expires once idle. Deleting the thread deletes it.
+ *
+ * Lost logs. A log can vanish under its writer (Redis restarted without persistence, a key evicted
+ * or expired, a thread deleted while its run went on). The writer's process remembers which log it
+ * opened or last appended to (an open without createOnly, an append without ifOpen; forgotten at
+ * its end), so a write that finds that log gone, or replaced by another one (a reader's open
+ * re-created it), re-creates it marked as lost before that write. Readers are never left with a
+ * clean end that is short: a reader whose log vanishes or is replaced while it reads, a replay from
+ * the start of a log marked lost, and a resume (`after` an id) that the log no longer reaches back
+ * to (the log is unknown, younger than the id, or dropped events after it for its size bound) all
+ * throw an EventsLostError from the read's iterator.
  */
 export interface RunEventLog {
   /**
@@ -97,11 +127,19 @@ export interface RunEventLog {
   append(key: string, event: RunEvent, options?: AppendOptions): Promise<string>;
   /**
    * Readers drain what is left, then end. Resumable logs stay readable for their retention time;
-   * others go at once. Ending an ended or unknown log changes nothing (its `alsoTo` still applies).
+   * others go at once. Ending an ended or unknown log changes nothing (its `alsoTo` still applies),
+   * except that a log this process wrote and lost is left behind as an ended log marked lost, so
+   * that later joins say so instead of finding nothing.
    */
   end(key: string, options?: EndOptions): Promise<void>;
   /**
-   * Yields until the log is ended and drained, or the signal aborts. An unknown key yields nothing.
+   * Removes the logs and all they hold (a thread deleted): a log created later under the same key
+   * starts empty. Their readers end. A writer still writing one re-creates it marked lost.
+   */
+  delete(keys: string[]): Promise<void>;
+  /**
+   * Yields until the log is ended and drained, or the signal aborts. An unknown key yields nothing,
+   * unless `after` is an id: that resume throws EventsLostError (see "Lost logs" above).
    * A malformed `after` throws a GantryError("invalid") here, before any event is read.
    * The reader is attached from this call on: iterate it to the end, return() it or abort the signal.
    * Events are shared between readers; treat them as read-only.
@@ -119,275 +157,13 @@ export interface RunEventLog {
   writeHere(key: string): () => void;
 }
 
-export interface MemoryEventLogOptions {
-  /** How long an ended resumable log (or an idle thread log) stays readable: RESUMABLE_STREAM_TTL_SECONDS. */
-  retentionMs: number;
-  /** Per-log bound; past it the oldest events are dropped. */
-  maxEvents?: number;
-  now?: () => number;
-}
-
 export const DEFAULT_MAX_EVENTS = 50_000;
-const FROM_START = new Set(["-1", "-"]);
-const ID_PATTERN = /^(\d{1,15})-(\d{1,15})$/;
-const SWEEP_MS = 1000;
-// Compacting the dropped prefix only once it is large keeps dropping amortised O(1).
-const COMPACT_AFTER = 1024;
+/** How many logs a process remembers having written (see "Lost logs"); past it the oldest are forgotten. */
+export const WRITTEN_LOGS_REMEMBERED = 10_000;
 
-interface Cursor {
-  /** Absolute position of the next event to yield. */
-  pos: number;
-  /** Set when resuming after an id newer than every event held: events up to it are skipped. */
-  floor?: [number, number];
-}
-
-interface Log {
-  resumable: boolean;
-  expiresWhenIdle: boolean;
-  /** events[head..] are held; events[i] is at absolute position base + i. */
-  events: StoredEvent[];
-  base: number;
-  head: number;
-  lastMs: number;
-  lastSeq: number;
-  endedAt: number | undefined;
-  /** Set when the log ends: how long it stays after that. */
-  retainMs: number;
-  touchedAt: number;
-  readers: Set<Cursor>;
-  /** One promise shared by every waiting reader, settled on the next change. */
-  waiter: { promise: Promise<void>; resolve: () => void } | undefined;
-}
-
-/**
- * In-process logs. Readers hold a cursor into the one shared array, so a slow reader costs no
- * copy; it pins events only in a non-resumable log, and never more than `maxEvents`. A reader that
- * falls more than `maxEvents` behind skips what was dropped and continues with the oldest event
- * still held (the gap shows in the ids). Expiry is checked on every access against `now`, and an
- * unref'd sweep reclaims logs nobody touches.
- */
-export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLog & { close(): void } {
-  const now = options.now ?? Date.now;
-  const { retentionMs } = options;
-  const maxEvents = options.maxEvents ?? DEFAULT_MAX_EVENTS;
-  const logs = new Map<string, Log>();
-
-  const expiresAt = (log: Log): number => {
-    if (log.endedAt !== undefined) return log.endedAt + log.retainMs;
-    if (log.expiresWhenIdle && log.readers.size === 0) return log.touchedAt + retentionMs;
-    return Infinity;
-  };
-
-  // Dropping a log only unlists it: attached readers keep their reference and drain it.
-  const sweep = () => {
-    const time = now();
-    for (const [key, log] of logs) if (expiresAt(log) <= time) logs.delete(key);
-  };
-  // Every second, not every retention period: a log ended with a short retention must not stay
-  // (with all its events) for the full period.
-  const sweeper = setInterval(sweep, SWEEP_MS);
-  sweeper.unref();
-
-  const find = (key: string): Log | undefined => {
-    const log = logs.get(key);
-    if (log && expiresAt(log) <= now()) {
-      logs.delete(key);
-      return undefined;
-    }
-    return log;
-  };
-
-  const create = (key: string, opts: OpenOptions): Log => {
-    const log: Log = {
-      resumable: opts.resumable,
-      expiresWhenIdle: opts.expiresWhenIdle ?? false,
-      events: [],
-      base: 0,
-      head: 0,
-      lastMs: 0,
-      lastSeq: -1,
-      endedAt: undefined,
-      retainMs: retentionMs,
-      touchedAt: now(),
-      readers: new Set(),
-      waiter: undefined,
-    };
-    logs.set(key, log);
-    return log;
-  };
-
-  /** Appends to a log that has not ended; returns the id. */
-  const add = (log: Log, event: RunEvent): string => {
-    const time = now();
-    const ms = Math.max(time, log.lastMs);
-    log.lastSeq = ms === log.lastMs ? log.lastSeq + 1 : 0;
-    log.lastMs = ms;
-    log.touchedAt = time;
-    const stored: StoredEvent = { id: `${ms}-${log.lastSeq}`, event: event.event, data: event.data };
-    // A non-resumable log with no reader has nobody to deliver to now or later.
-    if (log.resumable || log.readers.size > 0) {
-      log.events.push(stored);
-      const next = log.base + log.events.length;
-      dropBefore(log, log.resumable ? next - maxEvents : Math.max(next - maxEvents, slowestReader(log)));
-      wake(log);
-    }
-    return stored.id;
-  };
-
-  return {
-    async open(key, opts) {
-      const found = find(key);
-      if (found && opts.createOnly) return;
-      const log = found ?? create(key, opts);
-      log.endedAt = undefined;
-      log.touchedAt = now();
-    },
-
-    async append(key, event, appendOptions) {
-      const found = find(key);
-      if (appendOptions?.ifOpen && (!found || found.endedAt !== undefined)) return "";
-      const log = found ?? create(key, { resumable: true, expiresWhenIdle: true });
-      if (log.endedAt !== undefined) throw new Error(`Event log ${key} has ended; open() it again before appending`);
-      const id = add(log, event);
-      const also = appendOptions?.alsoTo === undefined ? undefined : find(appendOptions.alsoTo);
-      if (also && also.endedAt === undefined) add(also, event);
-      return id;
-    },
-
-    async end(key, endOptions) {
-      const log = find(key);
-      if (log && log.endedAt === undefined) {
-        log.endedAt = now();
-        log.retainMs = Math.min(endOptions?.retainMs ?? retentionMs, retentionMs);
-        if (!log.resumable) logs.delete(key);
-        wake(log);
-      }
-      const alsoTo = endOptions?.alsoTo;
-      const also = alsoTo ? find(alsoTo.key) : undefined;
-      if (alsoTo && also && also.endedAt === undefined) for (const event of alsoTo.events) add(also, event);
-    },
-
-    read(key, { after, signal }) {
-      if (after !== undefined && !FROM_START.has(after)) parseId(after);
-      const log = find(key);
-      if (!log || signal?.aborted) return (async function* () {})();
-      const cursor = startOf(log, after);
-      log.readers.add(cursor);
-      const detach = () => {
-        if (!log.readers.delete(cursor)) return;
-        log.touchedAt = now();
-        if (!log.resumable) dropBefore(log, slowestReader(log));
-      };
-      const onAbort = () => {
-        detach();
-        wake(log);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      return follow(log, cursor, signal, () => {
-        detach();
-        signal?.removeEventListener("abort", onAbort);
-      });
-    },
-
-    // Every reader already takes events from memory here.
-    writeHere: () => () => {},
-    async has(key) {
-      return find(key) !== undefined;
-    },
-
-    async last(key) {
-      const log = find(key);
-      return log && log.events.length > log.head ? log.events[log.events.length - 1] : undefined;
-    },
-
-    close() {
-      clearInterval(sweeper);
-      const time = now();
-      for (const log of logs.values()) {
-        log.endedAt ??= time;
-        wake(log);
-      }
-      logs.clear();
-    },
-  };
-}
-
-async function* follow(log: Log, cursor: Cursor, signal: AbortSignal | undefined, cleanup: () => void): AsyncGenerator<StoredEvent> {
-  try {
-    while (!signal?.aborted) {
-      cursor.pos = Math.max(cursor.pos, log.base + log.head);
-      if (cursor.pos < log.base + log.events.length) {
-        const event = log.events[cursor.pos - log.base]!;
-        cursor.pos += 1;
-        if (cursor.floor && compareIds(parseId(event.id), cursor.floor) <= 0) continue;
-        cursor.floor = undefined;
-        yield event;
-      } else if (log.endedAt !== undefined) {
-        return;
-      } else {
-        await changed(log);
-      }
-    }
-  } finally {
-    cleanup();
-  }
-}
-
-/** Without history there is nothing to resume from, so a non-resumable log always attaches live. */
-function startOf(log: Log, after: string | undefined): Cursor {
-  const next = log.base + log.events.length;
-  if (after === undefined || !log.resumable) return { pos: next };
-  if (FROM_START.has(after)) return { pos: log.base + log.head };
-  const target = parseId(after);
-  if (compareIds(target, [log.lastMs, log.lastSeq]) > 0) return { pos: next, floor: target };
-  let lo = log.head;
-  let hi = log.events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareIds(parseId(log.events[mid]!.id), target) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return { pos: log.base + lo };
-}
-
-function slowestReader(log: Log): number {
-  let min = log.base + log.events.length;
-  for (const reader of log.readers) min = Math.min(min, reader.pos);
-  return min;
-}
-
-function dropBefore(log: Log, pos: number): void {
-  const index = Math.min(pos - log.base, log.events.length);
-  if (index <= log.head) return;
-  log.head = index;
-  if (log.head === log.events.length || (log.head >= COMPACT_AFTER && log.head * 2 >= log.events.length)) {
-    log.events = log.events.slice(log.head);
-    log.base += log.head;
-    log.head = 0;
-  }
-}
-
-function changed(log: Log): Promise<void> {
-  if (!log.waiter) {
-    let resolve!: () => void;
-    const promise = new Promise<void>((r) => (resolve = r));
-    log.waiter = { promise, resolve };
-  }
-  return log.waiter.promise;
-}
-
-function wake(log: Log): void {
-  const waiter = log.waiter;
-  log.waiter = undefined;
-  waiter?.resolve();
-}
-
-function parseId(id: string): [number, number] {
-  const match = ID_PATTERN.exec(id);
-  if (!match) throw invalid(`Last-Event-ID '${id.slice(0, 64)}' is not an event id from this server (expected <ms>-<seq>, "-1" or "-")`);
-  return [Number(match[1]), Number(match[2])];
-}
-
-function compareIds(a: [number, number], b: [number, number]): number {
-  return a[0] - b[0] || a[1] - b[1];
+/** Sets `key` as the newest entry of a map bounded to WRITTEN_LOGS_REMEMBERED entries. */
+export function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > WRITTEN_LOGS_REMEMBERED) map.delete(map.keys().next().value!);
 }

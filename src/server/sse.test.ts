@@ -6,7 +6,7 @@ import { serve, type HttpBindings } from "@hono/node-server";
 import { Client } from "@langchain/langgraph-sdk";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
-import { createMemoryEventLog } from "../events/run-event-log.js";
+import { createMemoryEventLog } from "../events/memory-event-log.js";
 import type { AppEnv } from "./app-env.js";
 import { formatSseEvent, parseLastEventId, sseResponse, type SseEvent, type SseOptions } from "./sse.js";
 

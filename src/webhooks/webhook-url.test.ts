@@ -25,6 +25,14 @@ describe("checkWebhookUrl", () => {
       expect(() => checkWebhookUrl(url, { disable_loopback: false }), url).not.toThrow();
     }
   });
+
+  it("refuses localhost written with the root's trailing dot, in any case, like every other spelling", () => {
+    for (const url of ["http://localhost.:8080/x", "http://LOCALHOST./x", "http://LocalHost../x", "http://api.localhost./x", "http://ip6-localhost./x"]) {
+      expect(() => checkWebhookUrl(url, {}), url).toThrow(/loopback/);
+      expect(() => checkWebhookUrl(url, { disable_loopback: false }), url).not.toThrow();
+    }
+    expect(checkWebhookUrl("https://hooks.example.com./x", {})?.hostname).toBe("hooks.example.com.");
+  });
 });
 
 describe("checkWebhookTarget", () => {

@@ -75,8 +75,10 @@ export function webhookHost(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
 }
 
+/** A name with its trailing dot (the DNS root, `localhost.`) is the same name: resolvers answer both alike. */
 function isLoopbackName(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || host.endsWith(".localhost");
+  const name = host.replace(/\.+$/, "");
+  return LOOPBACK_HOSTS.has(name) || name.endsWith(".localhost");
 }
 
 /** `*.example.com` matches subdomains only; a plain name matches itself. */

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
 import { GantryError } from "../../../src/errors.js";
 import type { MessageBus } from "../../../src/events/event-bus.js";
-import type { RunEventLog, StoredEvent } from "../../../src/events/run-event-log.js";
+import { EventsLostError, type RunEventLog, StaleWriterError, type StoredEvent } from "../../../src/events/run-event-log.js";
 
 export interface EventBackend {
   log: RunEventLog;
@@ -156,16 +156,18 @@ export function eventLogCases(backend: () => EventBackend): void {
     expect(performance.now() - ended).toBeLessThan(retentionMs);
   });
 
-  it("creates an idle-expiring log on append to a key nobody opened", async () => {
+  it("creates a log on append to a key nobody opened, marked as missing what came before: writers open first", async () => {
     const { log } = backend();
     const k = `thread:${randomUUID()}`;
-    await log.append(k, { event: "lifecycle", data: { status: "running" } });
+    const first = await log.append(k, { event: "lifecycle", data: { status: "running" } });
     expect(await log.has(k)).toBe(true);
+    await expect(collect(log.read(k, { after: "-" }))).rejects.toThrow(EventsLostError);
     const controller = new AbortController();
-    const reading = collect(log.read(k, { after: "-", signal: controller.signal }));
-    await until("the replayed event", async () => ((await log.has(k)) ? true : undefined));
+    const live = log.read(k, { after: first, signal: controller.signal })[Symbol.asyncIterator]();
+    const second = await log.append(k, { event: "lifecycle", data: { status: "success" } });
+    expect((await live.next()).value).toEqual({ id: second, event: "lifecycle", data: { status: "success" } });
     controller.abort();
-    expect((await reading).length).toBeLessThanOrEqual(1);
+    await live.return?.();
   });
 
   it("keeps one log's writes in call order when the writer does not await each append", async () => {
@@ -257,7 +259,7 @@ export function eventLogCases(backend: () => EventBackend): void {
     expect((await collect(log.read(k, { after: "-" }))).map((e) => e.id)).toEqual([...ids, last]);
     expect(await collect(log.read(k, { after: last }))).toEqual([]);
     expect(await collect(log.read(key(), { after: "-1" }))).toEqual([]);
-    expect(await collect(log.read(key(), { after: ids[3]! }))).toEqual([]);
+    await expect(collect(log.read(key(), { after: ids[3]! }))).rejects.toThrow(EventsLostError);
   });
 
   it("appends closing events to another log with the end, in order, only while that log is open", async () => {
@@ -288,6 +290,108 @@ export function eventLogCases(backend: () => EventBackend): void {
     await log.open(other, { resumable: true });
     await log.end(other, { alsoTo: { key: unfollowed, events: closing } });
     expect(await log.has(unfollowed)).toBe(false);
+  });
+
+  it("tells a resume after an id that the log no longer reaches back to, once it expired or began again", async () => {
+    const { log, retentionMs } = backend();
+    const k = key();
+    await log.open(k, { resumable: true });
+    const id = await log.append(k, { event: "values", data: 1 });
+    await log.end(k, { retainMs: retentionMs / 3 });
+    expect(await collect(log.read(k, { after: id }))).toEqual([]);
+    await until("the log to expire", async () => ((await log.has(k)) ? undefined : true), retentionMs + 5_000);
+    const resumed = collect(log.read(k, { after: id }));
+    await expect(resumed).rejects.toThrow(EventsLostError);
+    await expect(resumed).rejects.toThrow(`no longer holds the events after ${id}`);
+    // A new log under the key (a thread's log opened again) cannot serve it either, but serves its own ids.
+    await log.open(k, { resumable: true });
+    const fresh = await log.append(k, { event: "values", data: 2 });
+    const last = await log.append(k, { event: "values", data: 3 });
+    await log.end(k);
+    await expect(collect(log.read(k, { after: id }))).rejects.toThrow(EventsLostError);
+    expect((await collect(log.read(k, { after: fresh }))).map((e) => e.id)).toEqual([last]);
+    expect((await collect(log.read(k, { after: "-1" }))).map((e) => e.data)).toEqual([2, 3]);
+  });
+
+  it("re-creates a log its writer lost, marked lost: a replay from the start or from before says so, a later id resumes", async () => {
+    const { log } = backend();
+    const k = key();
+    await log.open(k, { resumable: true });
+    const before = await log.append(k, { event: "values", data: 1 });
+    await log.delete([k]);
+    const after = await log.append(k, { event: "values", data: 2 });
+    const last = await log.append(k, { event: "values", data: 3 });
+    await log.end(k);
+    await expect(collect(log.read(k, { after: "-1" }))).rejects.toThrow(/lost its earliest events/);
+    await expect(collect(log.read(k, { after: before }))).rejects.toThrow(EventsLostError);
+    expect((await collect(log.read(k, { after }))).map((e) => e.id)).toEqual([last]);
+  });
+
+  it("leaves a lost log behind, ended, when its writer ends a log that vanished", async () => {
+    const { log } = backend();
+    const k = key();
+    await log.open(k, { resumable: true });
+    const id = await log.append(k, { event: "values", data: 1 });
+    await log.delete([k]);
+    await log.end(k);
+    expect(await log.has(k)).toBe(true);
+    await expect(collect(log.read(k, { after: "-1" }))).rejects.toThrow(EventsLostError);
+    await expect(collect(log.read(k, { after: id }))).rejects.toThrow(EventsLostError);
+    // An end from nobody who wrote it leaves an unknown log unknown.
+    const other = key();
+    await log.end(other);
+    expect(await log.has(other)).toBe(false);
+  });
+
+  it("ends the readers of a deleted log, and a log made later under its key holds none of its events", async () => {
+    const { log } = backend();
+    const k = `protocol:${randomUUID()}`;
+    await log.open(k, { resumable: true, expiresWhenIdle: true });
+    const first = await log.append(k, { event: "values", data: { secret: 1 } });
+    const reader = collect(log.read(k, { after: "-1" }));
+    await log.delete([k]);
+    expect((await reader).map((e) => e.id)).toEqual(expect.arrayContaining([]));
+    expect(await log.has(k)).toBe(false);
+    // The next owner of the key opens it as a reader does, then its own writer writes it.
+    await log.open(k, { resumable: true, expiresWhenIdle: true, createOnly: true });
+    expect(await log.last(k)).toBeUndefined();
+    await expect(collect(log.read(k, { after: first }))).rejects.toThrow(EventsLostError);
+  });
+
+  it("tells a reader of a log made again under its key that its writer, still writing, lost it, and never gives it that writer's events", async () => {
+    const { log } = backend();
+    const k = `protocol:${randomUUID()}`;
+    // A run writes the thread's log; the thread is deleted while it runs, and another reader opens the key anew.
+    await log.open(k, { resumable: true, expiresWhenIdle: true });
+    await log.append(k, { event: "values", data: { secret: 1 } });
+    await log.delete([k]);
+    await log.open(k, { resumable: true, expiresWhenIdle: true, createOnly: true });
+    const reading = collect(log.read(k, { after: "-1" }));
+    await log.append(k, { event: "values", data: { secret: 2 } });
+    await expect(reading).rejects.toThrow(EventsLostError);
+    await expect(collect(log.read(k, { after: "-1" }))).rejects.toThrow(EventsLostError);
+  });
+
+  it("refuses appends, ends and opens from a writer older than the one that opened the log, writing nothing", async () => {
+    const { log } = backend();
+    const k = key();
+    const thread = `thread:${randomUUID()}`;
+    await log.open(thread, { resumable: true, expiresWhenIdle: true });
+    await log.open(k, { resumable: true, writer: 1 });
+    const first = await log.append(k, { event: "values", data: { attempt: 1 } }, { writer: 1 });
+    await log.open(k, { resumable: true, writer: 2 });
+    const second = await log.append(k, { event: "values", data: { attempt: 2 } }, { writer: 2, alsoTo: thread });
+    await expect(log.append(k, { event: "values", data: { attempt: 1, late: true } }, { writer: 1, alsoTo: thread })).rejects.toThrow(StaleWriterError);
+    await expect(log.end(k, { writer: 1, alsoTo: { key: thread, events: [{ event: "lifecycle", data: "stale" }] } })).rejects.toThrow(StaleWriterError);
+    await expect(log.open(k, { resumable: true, writer: 1 })).rejects.toThrow(/attempt 2/);
+    // Unfenced writes (no writer given) and the current writer's go through; a newer writer raises the record.
+    const unfenced = await log.append(k, { event: "values", data: { unfenced: true } });
+    const third = await log.append(k, { event: "values", data: { attempt: 3 } }, { writer: 3 });
+    await expect(log.append(k, { event: "values", data: { attempt: 2, late: true } }, { writer: 2 })).rejects.toThrow(StaleWriterError);
+    await log.end(k, { writer: 3, alsoTo: { key: thread, events: [{ event: "lifecycle", data: "done" }] } });
+    expect((await collect(log.read(k, { after: "-1" }))).map((e) => e.id)).toEqual([first, second, unfenced, third]);
+    await log.end(thread);
+    expect((await collect(log.read(thread, { after: "-1" }))).map((e) => e.data)).toEqual([{ attempt: 2 }, "done"]);
   });
 
   it("delivers bus messages to every subscriber until it unsubscribes", async () => {

@@ -1,7 +1,7 @@
 // The event log and bus cases against the in-process implementations (`gantry dev`).
 import { afterAll, describe } from "vitest";
 import { createMemoryBus } from "../../../src/events/event-bus.js";
-import { createMemoryEventLog } from "../../../src/events/run-event-log.js";
+import { createMemoryEventLog } from "../../../src/events/memory-event-log.js";
 import { createLogger } from "../../../src/logging.js";
 import { eventLogCases } from "./event-log.cases.js";
 

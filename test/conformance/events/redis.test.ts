@@ -8,7 +8,7 @@ import { createRedisBus } from "../../../src/events/redis-bus.js";
 import { redisChannels } from "../../../src/events/redis-channels.js";
 import { connectRedis, type RedisConnections } from "../../../src/events/redis-connection.js";
 import { createRedisEventLog } from "../../../src/events/redis-event-log.js";
-import type { RunEventLog, StoredEvent } from "../../../src/events/run-event-log.js";
+import { EventsLostError, type RunEventLog, type StoredEvent } from "../../../src/events/run-event-log.js";
 import type { MessageBus } from "../../../src/events/event-bus.js";
 import { createLogger } from "../../../src/logging.js";
 import { deleteKeys, describeWithRedis, freshKeyPrefix, TEST_REDIS_URL } from "../../support/redis.js";
@@ -174,5 +174,58 @@ await describeWithRedis("Redis event log and bus", () => {
     const last = await log.append(key, { event: "values", data: { i: 4 } });
     await log.end(key);
     expect((await again).map((e) => e.id)).toEqual([later[1], last]);
+  });
+
+  // What a Redis restart without persistence, or an eviction, does to a log: its keys go, nothing is told.
+  const wipe = (key: string) => redis.commands.del(`${prefix}events:${key}`, `${prefix}events:${key}:meta`);
+
+  it("tells a reader whose log's keys vanish that events were lost, whether or not its writer writes again", async () => {
+    for (const writesAgain of [false, true]) {
+      const key = `run-${randomUUID()}`;
+      await log.open(key, { resumable: true });
+      const first = await log.append(key, { event: "values", data: { i: 1 } });
+      const reader = log.read(key, { after: "-1" })[Symbol.asyncIterator]();
+      expect((await reader.next()).value).toEqual({ id: first, event: "values", data: { i: 1 } });
+      const next = reader.next();
+      await wipe(key);
+      if (writesAgain) await log.append(key, { event: "values", data: { i: 2 } });
+      await expect(next).rejects.toThrow(EventsLostError);
+      // Its writer's end leaves the log behind, lost: a join now says so too.
+      await log.end(key);
+      await expect(collect(log.read(key, { after: "-1" }))).rejects.toThrow(EventsLostError);
+      await expect(collect(otherLog.read(key, { after: first }))).rejects.toThrow(EventsLostError);
+    }
+  });
+
+  it("tells the readers on the writer's process, which take its batches from memory, that the log was lost", async () => {
+    const key = `run-${randomUUID()}`;
+    const stopWriting = log.writeHere(key);
+    await log.open(key, { resumable: true });
+    const here = collect(log.read(key, { after: "-1" }));
+    await log.append(key, { event: "values", data: { i: 1 } });
+    await wipe(key);
+    await log.append(key, { event: "values", data: { i: 2 } });
+    await log.end(key);
+    stopWriting();
+    await expect(here).rejects.toThrow(EventsLostError);
+  });
+
+  it("tells a resume from before events trimmed for the size bound that they are lost", async () => {
+    const logger = createLogger({ level: "error", json: true });
+    const small = createRedisEventLog({
+      commands: redis.commands,
+      channels: redisChannels(redis.subscriber, logger),
+      prefix,
+      retentionMs,
+      openTtlMs: 60_000,
+      maxEvents: 10,
+      processId: "S",
+    });
+    const key = `run-${randomUUID()}`;
+    await small.open(key, { resumable: true });
+    const ids = await Promise.all(Array.from({ length: 400 }, (_, i) => small.append(key, { event: "values", data: { i } })));
+    await small.end(key);
+    await expect(collect(small.read(key, { after: ids[5]! }))).rejects.toThrow(EventsLostError);
+    expect((await collect(small.read(key, { after: ids[398]! }))).map((e) => e.id)).toEqual([ids[399]]);
   });
 });

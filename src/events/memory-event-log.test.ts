@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GantryError } from "../errors.js";
-import { createMemoryEventLog, type StoredEvent } from "./run-event-log.js";
+import { createMemoryEventLog } from "./memory-event-log.js";
+import { EventsLostError, type StoredEvent } from "./run-event-log.js";
 
 const RETENTION_MS = 120_000;
 let clock = 1_000;
@@ -213,14 +214,22 @@ describe("memory run event log", () => {
     expect(await log.has(key)).toBe(false);
   });
 
-  it("creates a log on append to a key nobody opened, as a resumable log that expires when idle", async () => {
+  it("creates a log on append to a key nobody opened, as a resumable log that expires when idle, marked lost", async () => {
     const log = newLog();
     const id = await log.append("thread:t2", { event: "metadata", data: null });
-    const replay = log.read("thread:t2", { after: "-" })[Symbol.asyncIterator]();
-    expect((await replay.next()).value).toMatchObject({ id });
-    await replay.return?.();
+    await expect(collect(log.read("thread:t2", { after: "-" }))).rejects.toThrow(EventsLostError);
+    expect(await log.last("thread:t2")).toMatchObject({ id });
     clock += RETENTION_MS;
     expect(await log.has("thread:t2")).toBe(false);
+  });
+
+  it("tells a resume from before events it dropped for its bound that they are lost, and serves one from after", async () => {
+    const log = newLog({ maxEvents: 10 });
+    await log.open("r", { resumable: true });
+    const ids = await appendMany(log, "r", 25);
+    await log.end("r");
+    await expect(collect(log.read("r", { after: ids[5]! }))).rejects.toThrow(EventsLostError);
+    expect((await collect(log.read("r", { after: ids[14]! }))).map((e) => e.id)).toEqual(ids.slice(15));
   });
 
   it("refuses appends after end() until the log is opened again", async () => {
