@@ -6,7 +6,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { isUnavailable, LeaseLostError } from "../errors.js";
-import { protocolLogKey, threadLogKey, type RunEvent, type RunEventLog } from "../events/run-event-log.js";
+import { protocolLogKey, StaleWriterError, threadLogKey, type RunEvent, type RunEventLog } from "../events/run-event-log.js";
 import { writeWindow } from "../events/write-window.js";
 import type { Logger } from "../logging.js";
 import type { CompiledGraphLike } from "../runtime/graph-like.js";
@@ -103,19 +103,40 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
   // graph at that step (stopped.signal), so no step runs on past a checkpoint that never landed.
   const stopped = new AbortController();
   const unguard = storage.checkpoints.guardWrites(run.run_id, { workerId: ctx.workerId, attempt: run.attempt }, (err) => stopped.abort(err));
-  const lost = () => ctx.leaseLost?.() === true || stopped.signal.reason instanceof LeaseLostError;
+  // The run's log is fenced the same way: each write carries the attempt, and the log refuses it
+  // (StaleWriterError) once a later attempt has opened it.
+  const writer = run.attempt;
+  let staleWriter = false;
+  const lost = () => staleWriter || ctx.leaseLost?.() === true || stopped.signal.reason instanceof LeaseLostError;
+  const toRunLog = (write: Promise<unknown>) =>
+    write.catch((err: unknown) => {
+      if (err instanceof StaleWriterError) {
+        staleWriter = true;
+        stopped.abort(err);
+      }
+      throw err;
+    });
   // A worker that lost the run has nothing more to say in its log: the run's owner writes it now.
   const emit = (event: string, data: unknown) =>
-    lost() ? Promise.resolve() : emitted.add(events.append(run.run_id, { event, data }, wants(requested, event) ? toThread : undefined));
+    lost() ? Promise.resolve() : emitted.add(toRunLog(events.append(run.run_id, { event, data }, { writer, ...(wants(requested, event) ? toThread : {}) })));
   // A protocol (v2) run also writes the thread's protocol log; its own log keeps the classic events.
   // A classic run shows there too while the thread's protocol log exists (it has readers, or had
   // protocol runs lately): one existence check per run when it does not. Issued together, these
   // three share one round trip to Redis.
-  const [, , protocolLog] = await Promise.all([
-    events.open(run.run_id, { resumable: true }),
+  const opened = await Promise.all([
+    events.open(run.run_id, { resumable: true, writer }),
     events.append(threadKey, { event: "lifecycle", data: { run_id: run.run_id, status: "running" } }, onlyIfFollowed),
     kwargs.protocol || events.has(protocolLogKey(threadId)),
-  ]);
+  ]).catch((err: unknown) => {
+    if (err instanceof StaleWriterError) return undefined;
+    throw err;
+  });
+  if (!opened) {
+    unguard();
+    runLog.warn("run not started: a later attempt of it has opened its event log");
+    return;
+  }
+  const protocolLog = opened[2];
   const protocol = protocolLog ? await protocolRecorder(events, run) : undefined;
   const mirror = protocol && !kwargs.protocol ? protocol : undefined;
 
@@ -231,7 +252,10 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
   ctx.executed?.();
   // The outcome is recorded while the run's last appends are still landing: the log's end, which
   // readers wait for, is written after both (the log keeps one key's writes in order).
-  const appended = emitted.settled();
+  // A write refused as stale says the run is a later attempt's now: its finish below finds the lease gone.
+  const appended = emitted.settled().catch((err: unknown) => {
+    if (!(err instanceof StaleWriterError)) throw err;
+  });
   appended.catch(() => {});
   if (handedOff) {
     await appended;
@@ -266,7 +290,12 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
       data: { run_id: run.run_id, values: outcome.values ?? null, interrupts: outcome.interrupts ?? {}, status: outcome.thread_status },
     });
   }
-  await events.end(run.run_id, { ...(kwargs.resumable ? {} : { retainMs: ctx.unresumableRetainMs }), alsoTo: { key: threadKey, events: closing } });
+  await events
+    .end(run.run_id, { writer, ...(kwargs.resumable ? {} : { retainMs: ctx.unresumableRetainMs }), alsoTo: { key: threadKey, events: closing } })
+    .catch((err: unknown) => {
+      if (!(err instanceof StaleWriterError)) throw err;
+      runLog.warn("run log not ended: a later attempt of the run has it");
+    });
 }
 
 async function successOutcome(settled: { values: unknown } | undefined, graph: CompiledGraphLike, threadId: string): Promise<RunOutcome> {
