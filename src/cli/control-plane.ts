@@ -10,6 +10,7 @@ import { apiKeyCheck, appendKeyHash, hashApiKey, newApiKey, readKeysFile } from 
 import { Builder } from "../control-plane/builder/builder.js";
 import { deploymentService } from "../control-plane/deployments.js";
 import { embeddedData } from "../control-plane/drivers/deployment-data.js";
+import { Sandbox } from "../control-plane/sandbox/sandbox.js";
 import { postgresData } from "../control-plane/drivers/postgres-data.js";
 import { ProcessDriver } from "../control-plane/drivers/process-driver.js";
 import { Reconciler } from "../control-plane/reconciler/loop.js";
@@ -136,11 +137,13 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   const uploads = new SourceUploads({ dir: join(config.dataDir, "uploads"), signingKey: uploadSigningKey(masterKey) });
   const deployments = deploymentService({ store, cipher, archives: uploads, changed: () => wake() });
   const deploymentsDir = join(config.dataDir, "deployments");
+  const sandbox = await Sandbox.open({ mode: config.sandbox, deploymentsDir, ownFiles: [config.dataDir, config.keysFile], log: logger });
   const driver = new ProcessDriver({
     deploymentsDir,
+    sandbox,
     data: config.databaseUrl
       ? postgresData({ databaseUrl: config.databaseUrl, ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}), log: logger })
-      : embeddedData(deploymentsDir),
+      : embeddedData(),
     healthTimeoutMs: config.reconciler.healthTimeoutMs,
     drainMs: config.reconciler.drainMs,
     log: logger,
@@ -150,9 +153,10 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
     stepTimeoutMs: config.reconciler.buildStepTimeoutMs,
     gitIdleMs: config.reconciler.gitIdleTimeoutMs,
     gitEnv: config.childEnv,
+    sandbox,
   });
   const reconciler = new Reconciler(
-    { store, deployments, cipher, builder, driver, uploads, childEnv: config.childEnv, log: logger },
+    { store, deployments, cipher, builder, driver, uploads, deploymentEnv: config.deploymentEnv, log: logger },
     { tickMs: config.reconciler.tickMs, pushPollMs: config.reconciler.pushPollMs, buildsPerDeployment: config.reconciler.buildsPerDeployment },
   );
   wake = () => reconciler.wake();

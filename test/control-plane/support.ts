@@ -13,6 +13,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
+import { Sandbox } from "../../src/control-plane/sandbox/sandbox.js";
+import { createLogger } from "../../src/logging.js";
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const BIN = join(REPO_ROOT, "bin", "gantry.js");
@@ -124,6 +126,9 @@ export interface RunningControlPlane {
   kill(): Promise<void>;
 }
 
+/** The fixture repositories live in the system's temp dir; local repositories elsewhere are refused. */
+export const REPO_ENV = { GANTRY_ALLOWED_REPO_ROOTS: tmpdir() };
+
 export const FAST_ENV = {
   GANTRY_RECONCILE_INTERVAL_MS: "500",
   GANTRY_BUILD_ON_PUSH_INTERVAL_MS: "500",
@@ -136,7 +141,7 @@ export async function startControlPlane(dataDir: string, env: Record<string, str
   for (const key of Object.keys(childEnv)) if (key.startsWith("GANTRY_") || key === "DATABASE_URL") delete childEnv[key];
   const child: ChildProcess = spawn(process.execPath, [BIN, "control-plane", "--port", "0", "--data-dir", dataDir], {
     cwd: REPO_ROOT,
-    env: { ...childEnv, LOG_JSON: "1", GANTRY_SECRETS_KEY: SECRETS_KEY, GANTRY_API_KEYS: API_KEY, ...FAST_ENV, ...env },
+    env: { ...childEnv, LOG_JSON: "1", GANTRY_SECRETS_KEY: SECRETS_KEY, GANTRY_API_KEYS: API_KEY, ...REPO_ENV, ...FAST_ENV, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -270,4 +275,14 @@ export function createBody(name: string, repoUrl: string, extra: Record<string, 
     secrets: [],
     ...extra,
   };
+}
+
+/** For tests of the builder alone: deployment steps run unconfined, under `dir`. */
+export function unconfined(dir: string): Promise<Sandbox> {
+  return Sandbox.open({ mode: "off", deploymentsDir: join(dir, "deployments"), ownFiles: [], log: createLogger({ level: "error", json: true }) });
+}
+
+/** A file the deployment's own code can see: its data dir (the rest of the control plane's is hidden from it). */
+export function deploymentFile(dataDir: string, deploymentId: string, name: string): string {
+  return join(dataDir, "deployments", deploymentId, "data", name);
 }

@@ -49,6 +49,8 @@ async function forward(c: Context, deploymentId: string, lease: Lease, prefix: s
   const incoming = new URL(c.req.url);
   const path = (prefix ? incoming.pathname.slice(incoming.pathname.indexOf(prefix) + prefix.length) : incoming.pathname) || "/";
   const headers = upstreamRequestHeaders(c.req.raw.headers, clientOf(c, incoming));
+  // The revision's token: the server answers nothing without it (server/revision-token.ts).
+  for (const [name, value] of Object.entries(lease.headers)) headers.set(name, value);
   const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
   let upstream: Response;
   try {
