@@ -118,6 +118,7 @@ export function controlPlaneDataDir(): string {
 
 export interface RunningControlPlane {
   url: string;
+  pid: number;
   dataDir: string;
   output(): string;
   /** SIGTERM and wait: the control plane stops its deployments' servers. */
@@ -169,7 +170,7 @@ export async function startControlPlane(dataDir: string, env: Record<string, str
     if (child.exitCode === null && child.signalCode === null) child.kill(name);
     await exited;
   };
-  return { url, dataDir, output: () => output, stop: () => signal("SIGTERM"), kill: () => signal("SIGKILL") };
+  return { url, pid: child.pid!, dataDir, output: () => output, stop: () => signal("SIGTERM"), kill: () => signal("SIGKILL") };
 }
 
 export interface ControlPlaneSuite {

@@ -179,6 +179,8 @@ function hostConfinement(ownFiles: string[]): Omit<Confinement, "readOnly" | "wr
   const hidden: Confinement["hidden"] = [];
   for (const path of ownFiles) {
     if (![...runtime].some((root) => within(path, root))) continue;
+    // A file inside a hidden directory is hidden with it.
+    if (ownFiles.some((other) => other !== path && within(path, other))) continue;
     if (existsSync(path)) hidden.push({ path, kind: statSync(path).isDirectory() ? "dir" : "file" });
   }
   return { systemPaths, runtime: [...runtime], hidden };
