@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hostname, networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import { loadControlPlaneConfig, parseMasterKey, type ControlPlaneConfig, type ControlPlaneFlags } from "../config/control-plane-config.js";
 import { createControlPlaneApp } from "../control-plane/api/app.js";
@@ -11,6 +12,7 @@ import { Builder } from "../control-plane/builder/builder.js";
 import { deploymentService } from "../control-plane/deployments.js";
 import { embeddedData } from "../control-plane/drivers/deployment-data.js";
 import { Sandbox } from "../control-plane/sandbox/sandbox.js";
+import type { RepoPolicy } from "../control-plane/repo-policy.js";
 import { postgresData } from "../control-plane/drivers/postgres-data.js";
 import { ProcessDriver } from "../control-plane/drivers/process-driver.js";
 import { Reconciler } from "../control-plane/reconciler/loop.js";
@@ -135,7 +137,12 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   const cipher = secretsCipher(masterKey);
   let wake = () => {};
   const uploads = new SourceUploads({ dir: join(config.dataDir, "uploads"), signingKey: uploadSigningKey(masterKey) });
-  const deployments = deploymentService({ store, cipher, archives: uploads, changed: () => wake() });
+  const repoPolicy: RepoPolicy = {
+    allowedRoots: config.allowedRepoRoots,
+    forbiddenRoots: [config.dataDir, config.installDir],
+    allowedHosts: config.allowedRepoHosts,
+  };
+  const deployments = deploymentService({ store, cipher, archives: uploads, repoPolicy, changed: () => wake() });
   const deploymentsDir = join(config.dataDir, "deployments");
   const sandbox = await Sandbox.open({ mode: config.sandbox, deploymentsDir, ownFiles: [config.dataDir, config.keysFile], log: logger });
   const driver = new ProcessDriver({
@@ -154,6 +161,7 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
     gitIdleMs: config.reconciler.gitIdleTimeoutMs,
     gitEnv: config.childEnv,
     sandbox,
+    repoPolicy,
   });
   const reconciler = new Reconciler(
     { store, deployments, cipher, builder, driver, uploads, deploymentEnv: config.deploymentEnv, log: logger },
@@ -170,6 +178,7 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
     checkPush: (id) => reconciler.checkPushNow(id),
     uploads,
     log: logger,
+    ownHostNames: ownHostNames(config),
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
   });
   const { server, origin: url } = await listenHttp(app.fetch, config.host, config.port);
@@ -190,6 +199,14 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
       return closing;
     },
   };
+}
+
+/** The names and addresses this machine and control plane answer to, which no custom_url may take. */
+function ownHostNames(config: ControlPlaneConfig): string[] {
+  const names = [config.host, hostname()];
+  if (config.publicUrl) names.push(new URL(config.publicUrl).hostname);
+  for (const addresses of Object.values(networkInterfaces())) for (const address of addresses ?? []) names.push(address.address);
+  return names;
 }
 
 function loadKeyHashes(config: ControlPlaneConfig): Buffer[] {

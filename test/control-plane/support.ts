@@ -7,12 +7,15 @@
 // walks up from the clone to Gantry's own. No NODE_PATH and no symlink: a user's project resolves
 // its own node_modules, installed by `npm ci`, the same way.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { request as httpRequest } from "node:http";
+import { Readable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
+import type { RepoPolicy } from "../../src/control-plane/repo-policy.js";
 import { Sandbox } from "../../src/control-plane/sandbox/sandbox.js";
 import { createLogger } from "../../src/logging.js";
 
@@ -278,6 +281,9 @@ export function createBody(name: string, repoUrl: string, extra: Record<string, 
   };
 }
 
+/** For tests of the builder alone: local repositories in the temp dir, and git servers on 127.0.0.1. */
+export const TEST_REPO_POLICY: RepoPolicy = { allowedRoots: [tmpdir()], forbiddenRoots: [], allowedHosts: ["127.0.0.1"] };
+
 /** For tests of the builder alone: deployment steps run unconfined, under `dir`. */
 export function unconfined(dir: string): Promise<Sandbox> {
   return Sandbox.open({ mode: "off", deploymentsDir: join(dir, "deployments"), ownFiles: [], log: createLogger({ level: "error", json: true }) });
@@ -286,4 +292,33 @@ export function unconfined(dir: string): Promise<Sandbox> {
 /** A file the deployment's own code can see: its data dir (the rest of the control plane's is hidden from it). */
 export function deploymentFile(dataDir: string, deploymentId: string, name: string): string {
   return join(dataDir, "deployments", deploymentId, "data", name);
+}
+
+/**
+ * A fetch that connects to `origin` (the control plane) whatever the URL's host, and sends that
+ * host as Host: what a DNS name pointed at the control plane does, for a deployment's custom_url.
+ */
+export function fetchVia(origin: string): typeof fetch {
+  const target = new URL(origin);
+  return (async (input: RequestInfo | URL, init: RequestInit = {}) => {
+    const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+    headers.host = url.host;
+    return new Promise<Response>((resolveResponse, reject) => {
+      const req = httpRequest(
+        { host: target.hostname, port: target.port, method: init.method ?? "GET", path: url.pathname + url.search, headers },
+        (res) => {
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) if (typeof value === "string") responseHeaders.set(name, value);
+          const empty = res.statusCode === 204 || res.statusCode === 304;
+          resolveResponse(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), { status: res.statusCode ?? 502, headers: responseHeaders }));
+        },
+      );
+      req.on("error", reject);
+      init.signal?.addEventListener("abort", () => req.destroy(new Error("aborted")));
+      if (typeof init.body === "string") req.write(init.body);
+      req.end();
+    });
+  }) as typeof fetch;
 }

@@ -39,6 +39,8 @@ export interface ControlPlaneAppDeps {
   uiDir?: string;
   /** The public base URL, when configured; otherwise the request's own origin. */
   publicUrl?: string;
+  /** What no custom_url may name besides the request's own host (routes.ts). */
+  ownHostNames: readonly string[];
   log: Logger;
 }
 
@@ -70,7 +72,7 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
   app.get("/ok", (c) => c.json({ ok: true }));
   const baseUrl = (c: Context) => deps.publicUrl ?? new URL(c.req.url).origin;
   const routes = [
-    ...deploymentRoutes({ deployments: deps.deployments, baseUrl, checkPush: deps.checkPush, uploads: deps.uploads }),
+    ...deploymentRoutes({ deployments: deps.deployments, baseUrl, checkPush: deps.checkPush, uploads: deps.uploads, ownHostNames: deps.ownHostNames }),
     ...legacyLogRoutes(deps.deployments),
   ];
   app.get("/openapi.json", (c) =>

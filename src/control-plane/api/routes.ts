@@ -31,12 +31,14 @@ export interface RouteDeps {
   /** Asks the remote for the ref's commit now; true when that made a revision. */
   checkPush: (deploymentId: string) => Promise<boolean>;
   uploads: Pick<SourceUploads, "issue">;
+  /** Names and addresses the control plane is known by besides the request's: its listen address, its host name, its interfaces'. */
+  ownHostNames: readonly string[];
 }
 
-export function deploymentRoutes({ deployments, baseUrl, checkPush, uploads }: RouteDeps): RouteSpec[] {
+export function deploymentRoutes({ deployments, baseUrl, checkPush, uploads, ownHostNames }: RouteDeps): RouteSpec[] {
   const one = (c: Context) => pathUuid(c, "deployment_id");
   // The hosts this API is reached at: a deployment taking one of them would hide the API.
-  const ownHosts = (c: Context) => [new URL(baseUrl(c)).host, ...hostCandidates(c.req.header("host") ?? "")];
+  const ownHosts = (c: Context) => [new URL(baseUrl(c)).host, ...hostCandidates(c.req.header("host") ?? ""), ...ownHostNames];
   return [
     route({
       method: "get",

@@ -9,6 +9,7 @@ import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/pro
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isUuid } from "../../ids.js";
+import { checkRemote, type RepoPolicy } from "../repo-policy.js";
 import type { DeploymentDirs, Sandbox } from "../sandbox/sandbox.js";
 import { ArchiveError, unpackArchive } from "../uploads/unpack.js";
 import { checkout, redactUrl, resolveRef, type GitOptions } from "./git.js";
@@ -51,6 +52,8 @@ export interface BuilderOptions {
   gitEnv: NodeJS.ProcessEnv;
   /** Where install, build and graph import run: the deployment's sandbox (git runs outside it, with no secret). */
   sandbox: Sandbox;
+  /** Which remotes git may reach, checked again as it connects. */
+  repoPolicy: RepoPolicy;
 }
 
 export class Builder {
@@ -117,7 +120,14 @@ export class Builder {
 
   /** git's settings for one build (or one ref check). */
   gitOptions(onLine: LineSink, signal?: AbortSignal): GitOptions {
-    return { baseEnv: this.options.gitEnv, timeoutMs: this.options.stepTimeoutMs, idleMs: this.options.gitIdleMs, ...(signal ? { signal } : {}), onLine };
+    return {
+      baseEnv: this.options.gitEnv,
+      timeoutMs: this.options.stepTimeoutMs,
+      idleMs: this.options.gitIdleMs,
+      ...(signal ? { signal } : {}),
+      onLine,
+      checkRemote: (repoUrl) => checkRemote(repoUrl, this.options.repoPolicy),
+    };
   }
 
   /**
