@@ -7,7 +7,8 @@ import { hostname, networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import { loadControlPlaneConfig, parseMasterKey, type ControlPlaneConfig, type ControlPlaneFlags } from "../config/control-plane-config.js";
 import { createControlPlaneApp } from "../control-plane/api/app.js";
-import { apiKeyCheck, appendKeyHash, hashApiKey, newApiKey, readKeysFile } from "../control-plane/api-keys.js";
+import { apiKeyCheck, appendKeyHash, hashApiKey, newApiKey, readKeysFile, revokeKey } from "../control-plane/api-keys.js";
+import { isUuid } from "../ids.js";
 import { Builder } from "../control-plane/builder/builder.js";
 import { deploymentService } from "../control-plane/deployments.js";
 import { embeddedData } from "../control-plane/drivers/deployment-data.js";
@@ -25,7 +26,13 @@ import { listenHttp } from "./listen-http.js";
 import { createLogger, type Logger } from "../logging.js";
 
 export const CONTROL_PLANE_USAGE = `Usage: gantry control-plane [options]
-       gantry control-plane keys create [--data-dir <dir>] [--name <label>]
+       gantry control-plane keys create [--data-dir <dir>] [--name <label>] [--tenant <uuid>]
+       gantry control-plane keys list [--data-dir <dir>]
+       gantry control-plane keys revoke <id> [--data-dir <dir>]
+
+Keys live in the keys file as hashes; a running control plane reads the file again when it changes,
+so a created key works and a revoked one is refused from the next request. A key made with
+--tenant acts only in that tenant, with or without X-Tenant-Id.
 
 Serves the /v2/deployments API, builds git repositories (or archives uploaded by the official
 'langgraph deploy --remote') into Agent Servers and routes
@@ -69,6 +76,7 @@ export async function runControlPlaneCommand(argv: string[]): Promise<number> {
       "data-dir": { type: "string" },
       dev: { type: "boolean" },
       name: { type: "string" },
+      tenant: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -76,19 +84,7 @@ export async function runControlPlaneCommand(argv: string[]): Promise<number> {
     console.log(CONTROL_PLANE_USAGE);
     return 0;
   }
-  if (positionals[0] === "keys") {
-    if (positionals[1] !== "create") {
-      console.error(`Unknown keys command '${positionals[1] ?? ""}'.\n\n${CONTROL_PLANE_USAGE}`);
-      return 2;
-    }
-    // Only the data dir matters here; the secrets key is not needed to mint an API key.
-    const config = loadControlPlaneConfig({ ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}), dev: true });
-    const key = newApiKey();
-    appendKeyHash(config.keysFile, key, (values.name ?? "key").replace(/\s+/g, " "));
-    console.log(key);
-    console.error(`Saved its hash to ${config.keysFile}. The key is shown only this once; a running control plane reads new keys when it restarts.`);
-    return 0;
-  }
+  if (positionals[0] === "keys") return keysCommand(positionals.slice(1), values);
   if (positionals.length > 0) {
     console.error(`Unknown argument '${positionals[0]}'.\n\n${CONTROL_PLANE_USAGE}`);
     return 2;
@@ -116,8 +112,8 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   const logger = log ?? createLogger(config.log);
   mkdirSync(config.dataDir, { recursive: true });
   const masterKey = config.masterKey ?? devMasterKey(config, logger);
-  const keys = apiKeyCheck(loadKeyHashes(config));
-  if (!keys.configured) {
+  const keys = apiKeyCheck(config.envApiKeys.map(hashApiKey), config.keysFile, config.dev);
+  if (loadKeyHashes(config) === 0) {
     if (!config.dev) {
       throw new StartupError(
         `No API key is configured: set GANTRY_API_KEYS or run 'gantry control-plane keys create --data-dir ${config.dataDir}' (or pass --dev to accept calls without a key).`,
@@ -209,12 +205,50 @@ function ownHostNames(config: ControlPlaneConfig): string[] {
   return names;
 }
 
-function loadKeyHashes(config: ControlPlaneConfig): Buffer[] {
+/** How many keys are configured; a keys file that cannot be read stops the start. */
+function loadKeyHashes(config: ControlPlaneConfig): number {
   try {
-    return [...config.envApiKeys.map(hashApiKey), ...readKeysFile(config.keysFile)];
+    return config.envApiKeys.length + readKeysFile(config.keysFile).length;
   } catch (err) {
     throw new StartupError(`The API keys file cannot be read: ${(err as Error).message}`);
   }
+}
+
+/** `keys create|list|revoke`: only the data dir (or GANTRY_API_KEYS_FILE) matters, not the secrets key. */
+function keysCommand(args: string[], values: { "data-dir"?: string; name?: string; tenant?: string }): number {
+  const config = loadControlPlaneConfig({ ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}), dev: true });
+  const [command, id] = args;
+  if (command === "create" && args.length === 1) {
+    if (values.tenant !== undefined && !isUuid(values.tenant)) {
+      console.error(`--tenant must be a tenant's UUID, got '${values.tenant}'`);
+      return 2;
+    }
+    const key = newApiKey();
+    const stored = appendKeyHash(config.keysFile, key, (values.name ?? "key").replace(/\s+/g, " "), values.tenant?.toLowerCase());
+    console.log(key);
+    console.error(
+      `Saved its hash to ${config.keysFile} as key ${stored.id}${stored.tenant ? `, acting only in tenant ${stored.tenant}` : ""}. The key is shown only this once.`,
+    );
+    return 0;
+  }
+  if (command === "list" && args.length === 1) {
+    const keys = readKeysFile(config.keysFile);
+    for (const key of keys) console.log([key.id, key.name, key.tenant ?? "all tenants", key.created ?? "-"].join("\t"));
+    if (keys.length === 0) console.error(`No keys in ${config.keysFile}.`);
+    if (config.envApiKeys.length > 0) console.error(`And ${config.envApiKeys.length} from GANTRY_API_KEYS, which only that variable can revoke.`);
+    return 0;
+  }
+  if (command === "revoke" && id !== undefined && args.length === 2) {
+    const revoked = revokeKey(config.keysFile, id);
+    if (!revoked) {
+      console.error(`No single key in ${config.keysFile} has the id '${id}': see 'gantry control-plane keys list'.`);
+      return 1;
+    }
+    console.error(`Revoked key ${revoked.id} (${revoked.name}): a running control plane refuses it from the next request.`);
+    return 0;
+  }
+  console.error(`Unknown keys command '${args.join(" ")}'.\n\n${CONTROL_PLANE_USAGE}`);
+  return 2;
 }
 
 /** --dev only: a key generated once and kept (mode 0600) in the data dir, so secrets survive restarts. */
