@@ -31,8 +31,8 @@ describe("repo_url", { timeout: 60_000 }, () => {
     repo = createFixtureRepo();
     repo.commit("v1");
     // Every local path allowed: what is refused then is refused for what it is, not where.
-    const first = await startControlPlane(controlPlaneDataDir(), { GANTRY_ALLOWED_REPO_ROOTS: `${tmpdir()},/` });
-    const second = await startControlPlane(controlPlaneDataDir(), { GANTRY_ALLOWED_REPO_ROOTS: "" });
+    const first = await startControlPlane(controlPlaneDataDir(), { GANTRY_ALLOWED_REPO_ROOTS: `${tmpdir()},/`, GANTRY_ALLOWED_REPO_HOSTS: "" });
+    const second = await startControlPlane(controlPlaneDataDir(), { GANTRY_ALLOWED_REPO_ROOTS: "", GANTRY_ALLOWED_REPO_HOSTS: "" });
     planes.push(first, second);
     everywhere = api(first.url);
     everywhereDir = first.dataDir;

@@ -130,8 +130,11 @@ export interface RunningControlPlane {
   kill(): Promise<void>;
 }
 
-/** The fixture repositories live in the system's temp dir; local repositories elsewhere are refused. */
-export const REPO_ENV = { GANTRY_ALLOWED_REPO_ROOTS: tmpdir() };
+/**
+ * The fixture repositories live in the system's temp dir; /nonexistent holds the repositories
+ * tests name to see a build fail; git servers of tests listen on 127.0.0.1. Anything else is refused.
+ */
+export const REPO_ENV = { GANTRY_ALLOWED_REPO_ROOTS: `${tmpdir()},/nonexistent`, GANTRY_ALLOWED_REPO_HOSTS: "127.0.0.1" };
 
 export const FAST_ENV = {
   GANTRY_RECONCILE_INTERVAL_MS: "500",
