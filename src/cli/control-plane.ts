@@ -140,7 +140,13 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   };
   const deployments = deploymentService({ store, cipher, archives: uploads, repoPolicy, changed: () => wake() });
   const deploymentsDir = join(config.dataDir, "deployments");
-  const sandbox = await Sandbox.open({ mode: config.sandbox, deploymentsDir, ownFiles: [config.dataDir, config.keysFile], log: logger });
+  const sandbox = await Sandbox.open({
+    mode: config.sandbox,
+    path: config.childEnv.PATH ?? "",
+    deploymentsDir,
+    ownFiles: [config.dataDir, config.keysFile],
+    log: logger,
+  });
   const driver = new ProcessDriver({
     deploymentsDir,
     sandbox,

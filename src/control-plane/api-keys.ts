@@ -83,7 +83,9 @@ export function revokeKey(file: string, id: string): StoredKey | undefined {
   const matching = keys.filter((k) => k.hash.toString("hex").startsWith(wanted));
   if (matching.length !== 1) return undefined;
   const kept = keys.filter((k) => k !== matching[0]);
-  const text = kept.map((k) => `# ${k.name}${k.created ? ` ${k.created}` : ""}\nsha256:${k.hash.toString("hex")}${k.tenant ? ` tenant=${k.tenant}` : ""}\n`).join("");
+  const text = kept
+    .map((k) => `# ${k.name}${k.created ? ` ${k.created}` : ""}\nsha256:${k.hash.toString("hex")}${k.tenant ? ` tenant=${k.tenant}` : ""}\n`)
+    .join("");
   // Written beside and renamed over: a control plane reading it meanwhile sees the old file or the new, never half.
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, text, { mode: 0o600 });

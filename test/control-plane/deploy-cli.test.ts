@@ -61,7 +61,9 @@ describe("gantry deploy", { timeout: 90_000 }, () => {
     const result = await gantryDeploy([...common(), "--custom-url", customUrl], { GANTRY_API_KEY: API_KEY });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe(customUrl);
-    const answer = (await new Client({ apiUrl: customUrl, apiKey: API_KEY, callerOptions: { fetch: fetchVia(suite.cp.url) } }).runs.wait(null, "agent", { input: { input: "ci" } })) as { reply: string };
+    const answer = (await new Client({ apiUrl: customUrl, apiKey: API_KEY, callerOptions: { fetch: fetchVia(suite.cp.url) } }).runs.wait(null, "agent", {
+      input: { input: "ci" },
+    })) as { reply: string };
     expect(answer.reply).toBe("v2:ci");
   });
 

@@ -87,7 +87,10 @@ describe("deployments are isolated from each other and from the control plane", 
 
   beforeAll(async () => {
     repo = createFixtureRepo();
-    repo.commit("v1", { "src/probe.ts": PROBE_GRAPH, "langgraph.json": JSON.stringify({ graphs: { agent: "./src/agent.ts:graph", probe: "./src/probe.ts:graph" } }) });
+    repo.commit("v1", {
+      "src/probe.ts": PROBE_GRAPH,
+      "langgraph.json": JSON.stringify({ graphs: { agent: "./src/agent.ts:graph", probe: "./src/probe.ts:graph" } }),
+    });
     const dataDir = controlPlaneDataDir();
     // A keys file as `keys create` leaves it, besides the key the tests use.
     appendKeyHash(join(dataDir, "api-keys"), "gantry_another_key_" + Math.random().toString(36).slice(2), "second");
@@ -187,5 +190,36 @@ describe("deployments are isolated from each other and from the control plane", 
     const target = new Client({ apiUrl: `${cp.url}/deployments/${deployments.target.id}`, apiKey: API_KEY });
     const answer = (await target.runs.wait(null, "agent", { input: { input: "hi" } })) as { reply: string; secret: string };
     expect(answer).toMatchObject({ reply: "v1:hi", secret: secrets.target });
+  });
+});
+
+describe("without a working sandbox", { timeout: 60_000 }, () => {
+  let repo: FixtureRepo;
+  let cp: RunningControlPlane;
+
+  beforeAll(async () => {
+    repo = createFixtureRepo();
+    repo.commit("v1");
+    // No bwrap on this PATH: as on a machine without bubblewrap.
+    cp = await startControlPlane(controlPlaneDataDir(), { PATH: "/nonexistent-bin" });
+  });
+
+  afterAll(async () => {
+    await cp?.stop();
+    repo?.remove();
+    if (cp) rmSync(cp.dataDir, { recursive: true, force: true });
+  });
+
+  it("builds and starts nothing, and says why in its log and in the revision's build log", async () => {
+    expect(cp.output()).toContain("no deployment will be built or started");
+    const client = api(cp.url);
+    const created = await client.call("POST", "/v2/deployments", createBody("unconfined", repo.url));
+    expect(created.status).toBe(201);
+    expect((await revisionSettles(client, created.body.id, created.body.latest_revision_id)).status).toBe("BUILD_FAILED");
+    const logs = await client.call("GET", `/v2/deployments/${created.body.id}/revisions/${created.body.latest_revision_id}/logs?type=build&limit=100`);
+    const text = logs.body.logs.map((l: { message: string }) => l.message).join("\n");
+    expect(text).toContain("bubblewrap (bwrap) is not installed");
+    expect(text).toContain("GANTRY_SANDBOX=off");
+    expect(text).not.toContain("Cloning");
   });
 });

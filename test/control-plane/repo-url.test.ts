@@ -64,7 +64,15 @@ describe("repo_url", { timeout: 60_000 }, () => {
   });
 
   it("refuses /proc, the control plane's data dir and Gantry's install, however they are reached", async () => {
-    for (const url of ["file:///proc/self/cwd", "/proc/self/root/tmp", `file://${everywhereDir}`, `${everywhereDir}/builds`, REPO_ROOT, `file://${REPO_ROOT}/.git`, "/"]) {
+    for (const url of [
+      "file:///proc/self/cwd",
+      "/proc/self/root/tmp",
+      `file://${everywhereDir}`,
+      `${everywhereDir}/builds`,
+      REPO_ROOT,
+      `file://${REPO_ROOT}/.git`,
+      "/",
+    ]) {
       const response = await create(everywhere, url);
       expect(response.status, url).toBe(422);
       expect(response.body.detail[0].msg, url).toMatch(/\/proc|data or install directory/);
@@ -111,9 +119,17 @@ describe("repo_url", { timeout: 60_000 }, () => {
         build_command: null,
         env: {},
       };
-      const outcome = await builder.build(request, () => {}, async () => {});
+      const outcome = await builder.build(
+        request,
+        () => {},
+        async () => {},
+      );
       expect(outcome).toEqual({ ok: false, reason: expect.stringMatching(/^The repository is refused: .*data or install directory/) });
-      const metadata = await builder.build({ ...request, repo_url: "http://169.254.169.254/x.git" }, () => {}, async () => {});
+      const metadata = await builder.build(
+        { ...request, repo_url: "http://169.254.169.254/x.git" },
+        () => {},
+        async () => {},
+      );
       expect(metadata).toEqual({ ok: false, reason: expect.stringContaining("link-local") });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -289,7 +289,7 @@ export const TEST_REPO_POLICY: RepoPolicy = { allowedRoots: [tmpdir()], forbidde
 
 /** For tests of the builder alone: deployment steps run unconfined, under `dir`. */
 export function unconfined(dir: string): Promise<Sandbox> {
-  return Sandbox.open({ mode: "off", deploymentsDir: join(dir, "deployments"), ownFiles: [], log: createLogger({ level: "error", json: true }) });
+  return Sandbox.open({ mode: "off", path: "", deploymentsDir: join(dir, "deployments"), ownFiles: [], log: createLogger({ level: "error", json: true }) });
 }
 
 /** A file the deployment's own code can see: its data dir (the rest of the control plane's is hidden from it). */
@@ -309,15 +309,12 @@ export function fetchVia(origin: string): typeof fetch {
     new Headers(init.headers).forEach((value, name) => (headers[name] = value));
     headers.host = url.host;
     return new Promise<Response>((resolveResponse, reject) => {
-      const req = httpRequest(
-        { host: target.hostname, port: target.port, method: init.method ?? "GET", path: url.pathname + url.search, headers },
-        (res) => {
-          const responseHeaders = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) if (typeof value === "string") responseHeaders.set(name, value);
-          const empty = res.statusCode === 204 || res.statusCode === 304;
-          resolveResponse(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), { status: res.statusCode ?? 502, headers: responseHeaders }));
-        },
-      );
+      const req = httpRequest({ host: target.hostname, port: target.port, method: init.method ?? "GET", path: url.pathname + url.search, headers }, (res) => {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (typeof value === "string") responseHeaders.set(name, value);
+        const empty = res.statusCode === 204 || res.statusCode === 304;
+        resolveResponse(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), { status: res.statusCode ?? 502, headers: responseHeaders }));
+      });
       req.on("error", reject);
       init.signal?.addEventListener("abort", () => req.destroy(new Error("aborted")));
       if (typeof init.body === "string") req.write(init.body);

@@ -2,11 +2,12 @@ import { expect, it } from "vitest";
 import { bubblewrapArgs } from "./bubblewrap-args.js";
 
 const confinement = {
+  // Under /tmp: the private /tmp must not hide it.
   systemPaths: [{ path: "/usr" }, { path: "/bin", symlinkTo: "usr/bin" }],
   runtime: ["/opt/gantry"],
   hidden: [{ path: "/opt/gantry/.cp", kind: "dir" as const }],
   readOnly: ["/opt/gantry/.cp/builds/d/abc"],
-  writable: ["/opt/gantry/.cp/deployments/d/data"],
+  writable: ["/tmp/cp/deployments/d/data"],
   cwd: "/opt/gantry/.cp/builds/d/abc",
 };
 
@@ -15,7 +16,8 @@ it("hides the control plane's files after the runtime that holds them, and mount
   const at = (...flagAndPath: string[]) => args.findIndex((_, i) => flagAndPath.every((part, j) => args[i + j] === part));
   expect(at("--ro-bind", "/opt/gantry", "/opt/gantry")).toBeLessThan(at("--tmpfs", "/opt/gantry/.cp"));
   expect(at("--tmpfs", "/opt/gantry/.cp")).toBeLessThan(at("--ro-bind", "/opt/gantry/.cp/builds/d/abc"));
-  expect(at("--tmpfs", "/opt/gantry/.cp")).toBeLessThan(at("--bind", "/opt/gantry/.cp/deployments/d/data"));
+  expect(at("--tmpfs", "/tmp")).toBeLessThan(at("--bind", "/tmp/cp/deployments/d/data"));
+  expect(at("--tmpfs", "/tmp")).toBeLessThan(at("--ro-bind", "/opt/gantry", "/opt/gantry"));
   expect(at("--symlink", "usr/bin", "/bin")).toBeGreaterThanOrEqual(0);
   for (const flag of ["--unshare-user", "--unshare-pid", "--disable-userns", "--die-with-parent", "--as-pid-1"]) expect(args).toContain(flag);
   expect(at("--proc", "/proc")).toBeGreaterThan(0);

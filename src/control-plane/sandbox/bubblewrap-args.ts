@@ -33,6 +33,8 @@ export function bubblewrapArgs(confinement: Confinement, command: string, args: 
     if (system.symlinkTo !== undefined) out.push("--symlink", system.symlinkTo, system.path);
     else out.push("--ro-bind-try", system.path, system.path);
   }
+  // Before the binds: a path given below may lie under /tmp, and a later tmpfs would hide it.
+  out.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
   for (const path of confinement.runtime) out.push("--ro-bind", path, path);
   // After the runtime binds that would show them, before the deployment's own dirs that may lie inside.
   for (const hidden of confinement.hidden) {
@@ -41,7 +43,7 @@ export function bubblewrapArgs(confinement: Confinement, command: string, args: 
   }
   for (const path of confinement.readOnly) out.push("--ro-bind", path, path);
   for (const path of confinement.writable) out.push("--bind", path, path);
-  out.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chdir", confinement.cwd);
+  out.push("--chdir", confinement.cwd);
   if (options.asPid1) out.push("--as-pid-1");
   if (options.infoFd !== undefined) out.push("--info-fd", String(options.infoFd));
   out.push("--", command, ...args);

@@ -6,7 +6,7 @@
 // inherited. When bubblewrap does not work here, no deployment code runs at all, unless the
 // operator opted out with GANTRY_SANDBOX=off.
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { chown, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { dirname, join, resolve, sep } from "node:path";
@@ -64,6 +64,8 @@ export interface LaunchRequest {
 
 export interface SandboxOptions {
   mode: SandboxMode;
+  /** Where bwrap is looked for: the control plane's PATH. */
+  path: string;
   deploymentsDir: string;
   /** The control plane's own files (data dir, keys file): hidden when they lie inside the runtime. */
   ownFiles: string[];
@@ -78,6 +80,7 @@ export class Sandbox {
     /** Why no deployment code may run here; undefined when it may. */
     readonly refusal: string | undefined,
     private readonly confinement: Omit<Confinement, "readOnly" | "writable" | "cwd">,
+    private readonly bwrap = "bwrap",
   ) {}
 
   get mode(): SandboxMode {
@@ -93,10 +96,13 @@ export class Sandbox {
       );
       return new Sandbox(options, undefined, confinement);
     }
-    const refusal = await probe(confinement, options.deploymentsDir);
+    const bwrap = findExecutable("bwrap", options.path);
+    const refusal = bwrap
+      ? await probe(bwrap, confinement, options.deploymentsDir)
+      : "bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap), or set GANTRY_SANDBOX=off to run deployments unconfined";
     if (refusal) options.log.error("no deployment will be built or started", { reason: refusal });
-    else options.log.info("deployments run sandboxed", { sandbox: "bubblewrap", user: isRoot() ? "one per deployment" : "the control plane's, in a user namespace" });
-    return new Sandbox(options, refusal, confinement);
+    else options.log.info("deployments run sandboxed", { sandbox: bwrap, user: isRoot() ? "one per deployment" : "the control plane's, in a user namespace" });
+    return new Sandbox(options, refusal, confinement, bwrap);
   }
 
   /** Makes the deployment's directories, owned by its user; idempotent. */
@@ -126,7 +132,7 @@ export class Sandbox {
       { asPid1: request.server === true, ...(infoFd !== undefined ? { infoFd } : {}) },
     );
     return {
-      command: "bwrap",
+      command: this.bwrap,
       args: args_,
       env: fullEnv,
       ...(dirs.uid !== undefined ? { uid: dirs.uid, gid: dirs.gid! } : {}),
@@ -195,19 +201,26 @@ function nodeModulesOf(file: string): string {
 const within = (path: string, root: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 
 /** Runs node in a throwaway sandbox as a deployment would; the reason it failed, or undefined. */
-async function probe(confinement: Omit<Confinement, "readOnly" | "writable" | "cwd">, deploymentsDir: string): Promise<string | undefined> {
+function findExecutable(name: string, path: string): string | undefined {
+  for (const dir of path.split(":").filter(Boolean)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {}
+  }
+  return undefined;
+}
+
+async function probe(bwrap: string, confinement: Omit<Confinement, "readOnly" | "writable" | "cwd">, deploymentsDir: string): Promise<string | undefined> {
   await mkdir(deploymentsDir, { recursive: true });
   const dir = await mkdtemp(join(deploymentsDir, ".sandbox-probe-"));
   try {
     const uid = isRoot() ? UID_BASE : undefined;
     if (uid !== undefined) await chown(dir, uid, uid);
     const args = bubblewrapArgs({ ...confinement, readOnly: [], writable: [dir], cwd: dir }, process.execPath, ["-e", "process.exit(0)"], { asPid1: true });
-    const result = spawnSync("bwrap", args, { env: {}, encoding: "utf8", timeout: 30_000, ...(uid !== undefined ? { uid, gid: uid } : {}) });
-    if (result.error) {
-      return (result.error as NodeJS.ErrnoException).code === "ENOENT"
-        ? "bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap), or set GANTRY_SANDBOX=off to run deployments unconfined"
-        : `bubblewrap could not start: ${result.error.message}; set GANTRY_SANDBOX=off to run deployments unconfined`;
-    }
+    const result = spawnSync(bwrap, args, { env: {}, encoding: "utf8", timeout: 30_000, ...(uid !== undefined ? { uid, gid: uid } : {}) });
+    if (result.error) return `bubblewrap could not start: ${result.error.message}; set GANTRY_SANDBOX=off to run deployments unconfined`;
     if (result.status !== 0) {
       return `bubblewrap does not work here (${result.stderr.trim() || `exit code ${result.status}`}): allow user namespaces, or set GANTRY_SANDBOX=off to run deployments unconfined`;
     }
