@@ -51,6 +51,10 @@ Environment:
   GANTRY_API_KEYS             comma-separated API keys accepted in X-Api-Key (hashed at start-up)
   GANTRY_API_KEYS_FILE        file of key hashes written by 'keys create' (default: <data-dir>/api-keys)
   GANTRY_CONTROL_PLANE_URL    public URL of this control plane, used in deployment URLs
+  GANTRY_SANDBOX              'bubblewrap' (default: each deployment in a sandbox of its own; nothing runs without one)
+                              or 'off' (deployments run unconfined and can read this process's secrets)
+  GANTRY_ALLOWED_REPO_ROOTS   comma-separated directories local repositories may lie under (unset: none)
+  GANTRY_ALLOWED_REPO_HOSTS   repository hosts accepted though loopback, link-local or metadata
   DATABASE_URL                PostgreSQL for the control plane's state (GANTRY_CONTROL_PLANE_SCHEMA, default gantry_control_plane);
                               each deployment then gets a database of its own on the same server
   REDIS_URL                   with DATABASE_URL: deployments run as 'gantry serve' on this Redis

@@ -2,7 +2,8 @@
 // exit code, the URL on stdout and the progress and log tail on stderr.
 import { Client } from "@langchain/langgraph-sdk";
 import { spawn } from "node:child_process";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { API_KEY, BROKEN_GRAPH, fetchVia, REPO_ROOT, useControlPlane } from "./support.js";
 
@@ -29,8 +30,10 @@ describe("gantry deploy", { timeout: 90_000 }, () => {
     suite.repo.commit("v1");
   });
 
-  it("creates the deployment, shows each status, prints the URL and exits 0", async () => {
-    const result = await gantryDeploy([...common(), "--repo-url", suite.repo.url, "--secret", "FIXTURE_SECRET"], {
+  it("creates the deployment from a local checkout named relative to here, shows each status, prints the URL and exits 0", async () => {
+    // The checkout lies under GANTRY_ALLOWED_REPO_ROOTS (support.ts); gantry deploy sends its absolute path.
+    const checkout = relative(REPO_ROOT, fileURLToPath(suite.repo.url));
+    const result = await gantryDeploy([...common(), "--repo-url", checkout, "--secret", "FIXTURE_SECRET"], {
       GANTRY_API_KEY: API_KEY,
       FIXTURE_SECRET: "from-env",
     });
