@@ -125,7 +125,7 @@ export class Sandbox {
     if (this.options.mode === "off") return { command, args, env: fullEnv };
     if (this.refusal) throw new Error(this.refusal);
     const infoFd = request.server ? 4 : undefined;
-    const args_ = bubblewrapArgs(
+    const sandboxArgs = bubblewrapArgs(
       { ...this.confinement, readOnly: request.readOnly, writable: [dirs.data, dirs.home, dirs.tmp, ...(request.writable ?? [])], cwd: request.cwd },
       command,
       args,
@@ -133,7 +133,7 @@ export class Sandbox {
     );
     return {
       command: this.bwrap,
-      args: args_,
+      args: sandboxArgs,
       env: fullEnv,
       ...(dirs.uid !== undefined ? { uid: dirs.uid, gid: dirs.gid! } : {}),
       ...(infoFd !== undefined ? { infoFd } : {}),
