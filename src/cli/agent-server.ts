@@ -35,6 +35,7 @@ import { createApp, type AppDeps, type HealthProbe } from "../server/app.js";
 import { startGenerativeUi } from "../generative-ui/generative-ui.js";
 import { registerLoopback } from "../server/loopback.js";
 import { serveWebSocketUpgrades } from "../server/websocket-upgrade.js";
+import { requireRevisionToken } from "../server/revision-token.js";
 import type { UserApp } from "../server/user-app.js";
 import { registerSdkLogger } from "../runtime/sdk-logger.js";
 import { healthResponse } from "../server/routes/meta.js";
@@ -247,12 +248,13 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
 
   // The port first: a second server started by mistake on the same database (a double `npm start`)
   // must stop here, before its recovery takes back the first one's live runs.
-  const { server, port, origin } = await listenHttp(app.fetch, config.host, config.port).catch(async (err: unknown) => {
+  const served = config.revisionToken ? requireRevisionToken(config.revisionToken, app.fetch) : app.fetch;
+  const { server, port, origin } = await listenHttp(served, config.host, config.port).catch(async (err: unknown) => {
     await storage.close();
     await generativeUi?.close();
     throw err;
   });
-  const upgrades = servesApi ? serveWebSocketUpgrades(server, app.fetch, { maxPayload: config.maxBodyBytes, log: logger }) : undefined;
+  const upgrades = servesApi ? serveWebSocketUpgrades(server, served, { maxPayload: config.maxBodyBytes, log: logger }) : undefined;
   if (infra.aloneOnDatabase) {
     await worker?.recover(new Date(Date.now() + config.queue.leaseMs));
     await deliveries?.recover(new Date(Date.now() + config.webhooks.timeoutMs + 60_000));

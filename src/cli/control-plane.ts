@@ -3,13 +3,17 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hostname, networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import { loadControlPlaneConfig, parseMasterKey, type ControlPlaneConfig, type ControlPlaneFlags } from "../config/control-plane-config.js";
 import { createControlPlaneApp } from "../control-plane/api/app.js";
-import { apiKeyCheck, appendKeyHash, hashApiKey, newApiKey, readKeysFile } from "../control-plane/api-keys.js";
+import { apiKeyCheck, appendKeyHash, hashApiKey, newApiKey, readKeysFile, revokeKey } from "../control-plane/api-keys.js";
+import { isUuid } from "../ids.js";
 import { Builder } from "../control-plane/builder/builder.js";
 import { deploymentService } from "../control-plane/deployments.js";
 import { embeddedData } from "../control-plane/drivers/deployment-data.js";
+import { Sandbox } from "../control-plane/sandbox/sandbox.js";
+import type { RepoPolicy } from "../control-plane/repo-policy.js";
 import { postgresData } from "../control-plane/drivers/postgres-data.js";
 import { ProcessDriver } from "../control-plane/drivers/process-driver.js";
 import { Reconciler } from "../control-plane/reconciler/loop.js";
@@ -22,7 +26,13 @@ import { listenHttp } from "./listen-http.js";
 import { createLogger, type Logger } from "../logging.js";
 
 export const CONTROL_PLANE_USAGE = `Usage: gantry control-plane [options]
-       gantry control-plane keys create [--data-dir <dir>] [--name <label>]
+       gantry control-plane keys create [--data-dir <dir>] [--name <label>] [--tenant <uuid>]
+       gantry control-plane keys list [--data-dir <dir>]
+       gantry control-plane keys revoke <id> [--data-dir <dir>]
+
+Keys live in the keys file as hashes; a running control plane reads the file again when it changes,
+so a created key works and a revoked one is refused from the next request. A key made with
+--tenant acts only in that tenant, with or without X-Tenant-Id.
 
 Serves the /v2/deployments API, builds git repositories (or archives uploaded by the official
 'langgraph deploy --remote') into Agent Servers and routes
@@ -41,6 +51,10 @@ Environment:
   GANTRY_API_KEYS             comma-separated API keys accepted in X-Api-Key (hashed at start-up)
   GANTRY_API_KEYS_FILE        file of key hashes written by 'keys create' (default: <data-dir>/api-keys)
   GANTRY_CONTROL_PLANE_URL    public URL of this control plane, used in deployment URLs
+  GANTRY_SANDBOX              'bubblewrap' (default: each deployment in a sandbox of its own; nothing runs without one)
+                              or 'off' (deployments run unconfined and can read this process's secrets)
+  GANTRY_ALLOWED_REPO_ROOTS   comma-separated directories local repositories may lie under (unset: none)
+  GANTRY_ALLOWED_REPO_HOSTS   repository hosts accepted though loopback, link-local or metadata
   DATABASE_URL                PostgreSQL for the control plane's state (GANTRY_CONTROL_PLANE_SCHEMA, default gantry_control_plane);
                               each deployment then gets a database of its own on the same server
   REDIS_URL                   with DATABASE_URL: deployments run as 'gantry serve' on this Redis
@@ -66,6 +80,7 @@ export async function runControlPlaneCommand(argv: string[]): Promise<number> {
       "data-dir": { type: "string" },
       dev: { type: "boolean" },
       name: { type: "string" },
+      tenant: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -73,19 +88,7 @@ export async function runControlPlaneCommand(argv: string[]): Promise<number> {
     console.log(CONTROL_PLANE_USAGE);
     return 0;
   }
-  if (positionals[0] === "keys") {
-    if (positionals[1] !== "create") {
-      console.error(`Unknown keys command '${positionals[1] ?? ""}'.\n\n${CONTROL_PLANE_USAGE}`);
-      return 2;
-    }
-    // Only the data dir matters here; the secrets key is not needed to mint an API key.
-    const config = loadControlPlaneConfig({ ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}), dev: true });
-    const key = newApiKey();
-    appendKeyHash(config.keysFile, key, (values.name ?? "key").replace(/\s+/g, " "));
-    console.log(key);
-    console.error(`Saved its hash to ${config.keysFile}. The key is shown only this once; a running control plane reads new keys when it restarts.`);
-    return 0;
-  }
+  if (positionals[0] === "keys") return keysCommand(positionals.slice(1), values);
   if (positionals.length > 0) {
     console.error(`Unknown argument '${positionals[0]}'.\n\n${CONTROL_PLANE_USAGE}`);
     return 2;
@@ -113,8 +116,8 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   const logger = log ?? createLogger(config.log);
   mkdirSync(config.dataDir, { recursive: true });
   const masterKey = config.masterKey ?? devMasterKey(config, logger);
-  const keys = apiKeyCheck(loadKeyHashes(config));
-  if (!keys.configured) {
+  const keys = apiKeyCheck(config.envApiKeys.map(hashApiKey), config.keysFile, config.dev);
+  if (loadKeyHashes(config) === 0) {
     if (!config.dev) {
       throw new StartupError(
         `No API key is configured: set GANTRY_API_KEYS or run 'gantry control-plane keys create --data-dir ${config.dataDir}' (or pass --dev to accept calls without a key).`,
@@ -134,13 +137,26 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   const cipher = secretsCipher(masterKey);
   let wake = () => {};
   const uploads = new SourceUploads({ dir: join(config.dataDir, "uploads"), signingKey: uploadSigningKey(masterKey) });
-  const deployments = deploymentService({ store, cipher, archives: uploads, changed: () => wake() });
+  const repoPolicy: RepoPolicy = {
+    allowedRoots: config.allowedRepoRoots,
+    forbiddenRoots: [config.dataDir, config.installDir],
+    allowedHosts: config.allowedRepoHosts,
+  };
+  const deployments = deploymentService({ store, cipher, archives: uploads, repoPolicy, changed: () => wake() });
   const deploymentsDir = join(config.dataDir, "deployments");
+  const sandbox = await Sandbox.open({
+    mode: config.sandbox,
+    path: config.childEnv.PATH ?? "",
+    deploymentsDir,
+    ownFiles: [config.dataDir, config.keysFile],
+    log: logger,
+  });
   const driver = new ProcessDriver({
     deploymentsDir,
+    sandbox,
     data: config.databaseUrl
       ? postgresData({ databaseUrl: config.databaseUrl, ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}), log: logger })
-      : embeddedData(deploymentsDir),
+      : embeddedData(),
     healthTimeoutMs: config.reconciler.healthTimeoutMs,
     drainMs: config.reconciler.drainMs,
     log: logger,
@@ -150,9 +166,11 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
     stepTimeoutMs: config.reconciler.buildStepTimeoutMs,
     gitIdleMs: config.reconciler.gitIdleTimeoutMs,
     gitEnv: config.childEnv,
+    sandbox,
+    repoPolicy,
   });
   const reconciler = new Reconciler(
-    { store, deployments, cipher, builder, driver, uploads, childEnv: config.childEnv, log: logger },
+    { store, deployments, cipher, builder, driver, uploads, deploymentEnv: config.deploymentEnv, log: logger },
     { tickMs: config.reconciler.tickMs, pushPollMs: config.reconciler.pushPollMs, buildsPerDeployment: config.reconciler.buildsPerDeployment },
   );
   wake = () => reconciler.wake();
@@ -166,6 +184,7 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
     checkPush: (id) => reconciler.checkPushNow(id),
     uploads,
     log: logger,
+    ownHostNames: ownHostNames(config),
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
   });
   const { server, origin: url } = await listenHttp(app.fetch, config.host, config.port);
@@ -188,12 +207,58 @@ export async function startControlPlane(flags: ControlPlaneFlags, log?: Logger):
   };
 }
 
-function loadKeyHashes(config: ControlPlaneConfig): Buffer[] {
+/** The names and addresses this machine and control plane answer to, which no custom_url may take. */
+function ownHostNames(config: ControlPlaneConfig): string[] {
+  const names = [config.host, hostname()];
+  if (config.publicUrl) names.push(new URL(config.publicUrl).hostname);
+  for (const addresses of Object.values(networkInterfaces())) for (const address of addresses ?? []) names.push(address.address);
+  return names;
+}
+
+/** How many keys are configured; a keys file that cannot be read stops the start. */
+function loadKeyHashes(config: ControlPlaneConfig): number {
   try {
-    return [...config.envApiKeys.map(hashApiKey), ...readKeysFile(config.keysFile)];
+    return config.envApiKeys.length + readKeysFile(config.keysFile).length;
   } catch (err) {
     throw new StartupError(`The API keys file cannot be read: ${(err as Error).message}`);
   }
+}
+
+/** `keys create|list|revoke`: only the data dir (or GANTRY_API_KEYS_FILE) matters, not the secrets key. */
+function keysCommand(args: string[], values: { "data-dir"?: string; name?: string; tenant?: string }): number {
+  const config = loadControlPlaneConfig({ ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}), dev: true });
+  const [command, id] = args;
+  if (command === "create" && args.length === 1) {
+    if (values.tenant !== undefined && !isUuid(values.tenant)) {
+      console.error(`--tenant must be a tenant's UUID, got '${values.tenant}'`);
+      return 2;
+    }
+    const key = newApiKey();
+    const stored = appendKeyHash(config.keysFile, key, (values.name ?? "key").replace(/\s+/g, " "), values.tenant?.toLowerCase());
+    console.log(key);
+    console.error(
+      `Saved its hash to ${config.keysFile} as key ${stored.id}${stored.tenant ? `, acting only in tenant ${stored.tenant}` : ""}. The key is shown only this once.`,
+    );
+    return 0;
+  }
+  if (command === "list" && args.length === 1) {
+    const keys = readKeysFile(config.keysFile);
+    for (const key of keys) console.log([key.id, key.name, key.tenant ?? "all tenants", key.created ?? "-"].join("\t"));
+    if (keys.length === 0) console.error(`No keys in ${config.keysFile}.`);
+    if (config.envApiKeys.length > 0) console.error(`And ${config.envApiKeys.length} from GANTRY_API_KEYS, which only that variable can revoke.`);
+    return 0;
+  }
+  if (command === "revoke" && id !== undefined && args.length === 2) {
+    const revoked = revokeKey(config.keysFile, id);
+    if (!revoked) {
+      console.error(`No single key in ${config.keysFile} has the id '${id}': see 'gantry control-plane keys list'.`);
+      return 1;
+    }
+    console.error(`Revoked key ${revoked.id} (${revoked.name}): a running control plane refuses it from the next request.`);
+    return 0;
+  }
+  console.error(`Unknown keys command '${args.join(" ")}'.\n\n${CONTROL_PLANE_USAGE}`);
+  return 2;
 }
 
 /** --dev only: a key generated once and kept (mode 0600) in the data dir, so secrets survive restarts. */

@@ -1,8 +1,11 @@
 // `gantry deploy`: the CI/CD client. Creates the deployment (or updates it, which makes a new
 // revision), follows the revision with one progress line per status, prints the deployment's URL
 // on stdout and exits 0 on DEPLOYED; on a ...FAILED status it prints the tail of the log and exits 1.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { loadDeployOptions, type DeployOptions } from "../config/deploy-config.js";
+import { gitProtocolOf } from "../control-plane/git-url.js";
 import { StartupError } from "../errors.js";
 
 export const DEPLOY_USAGE = `Usage: gantry deploy --name <name> [--repo-url <git url>] [options]
@@ -95,7 +98,7 @@ async function deploy(options: DeployOptions): Promise<number> {
       name: options.name,
       source: "github",
       source_config: {
-        repo_url: options.repoUrl,
+        repo_url: absoluteIfLocal(options.repoUrl),
         build_on_push: options.buildOnPush ?? false,
         ...(options.customUrl ? { custom_url: options.customUrl } : {}),
       },
@@ -192,4 +195,12 @@ function sourceConfigChanges(options: DeployOptions): Record<string, unknown> | 
   if (options.buildOnPush !== undefined) changes.build_on_push = options.buildOnPush;
   if (options.customUrl !== undefined) changes.custom_url = options.customUrl;
   return Object.keys(changes).length > 0 ? changes : null;
+}
+
+/**
+ * A checkout named relative to here (`.`, `../agent`) is sent as its absolute path: the control
+ * plane (on this machine, with the directory under GANTRY_ALLOWED_REPO_ROOTS) has another cwd.
+ */
+function absoluteIfLocal(repoUrl: string): string {
+  return gitProtocolOf(repoUrl) === undefined && existsSync(repoUrl) ? resolve(repoUrl) : repoUrl;
 }

@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadControlPlaneConfig, parseMasterKey } from "./control-plane-config.js";
 
@@ -22,5 +23,23 @@ describe("control-plane config", () => {
     );
     expect(config.envApiKeys).toEqual(["k1", "k2"]);
     expect(config.childEnv).toEqual({ PATH: "/bin", GANTRY_WEBHOOK_TIMEOUT_MS: "5" });
+  });
+
+  it("starts deployments from an allowlist of its environment, never the rest of it", () => {
+    const config = loadControlPlaneConfig(
+      {},
+      { GANTRY_SECRETS_KEY: KEY, PATH: "/bin", TZ: "UTC", HTTPS_PROXY: "http://proxy:3128", AWS_SECRET_ACCESS_KEY: "s", HOME: "/root" },
+    );
+    expect(config.deploymentEnv).toEqual({ PATH: `${dirname(process.execPath)}:/bin`, TZ: "UTC", HTTPS_PROXY: "http://proxy:3128" });
+  });
+
+  it("runs deployments sandboxed unless GANTRY_SANDBOX=off, and accepts local repositories only under absolute roots", () => {
+    const base = { GANTRY_SECRETS_KEY: KEY };
+    expect(loadControlPlaneConfig({}, base)).toMatchObject({ sandbox: "bubblewrap", allowedRepoRoots: [], allowedRepoHosts: [] });
+    expect(loadControlPlaneConfig({}, { ...base, GANTRY_SANDBOX: "off" }).sandbox).toBe("off");
+    expect(() => loadControlPlaneConfig({}, { ...base, GANTRY_SANDBOX: "none" })).toThrow(/GANTRY_SANDBOX.*'bubblewrap' or 'off'/);
+    const roots = loadControlPlaneConfig({}, { ...base, GANTRY_ALLOWED_REPO_ROOTS: "/srv/repos/, /home/ci", GANTRY_ALLOWED_REPO_HOSTS: "Git.Local,[fe80::1]" });
+    expect(roots).toMatchObject({ allowedRepoRoots: ["/srv/repos", "/home/ci"], allowedRepoHosts: ["git.local", "fe80::1"] });
+    expect(() => loadControlPlaneConfig({}, { ...base, GANTRY_ALLOWED_REPO_ROOTS: "repos" })).toThrow(/GANTRY_ALLOWED_REPO_ROOTS.*absolute/);
   });
 });

@@ -1,6 +1,7 @@
 // Environment variables and flags of `gantry control-plane` -> one frozen ControlPlaneConfig.
 // The master key and API keys are read here once; nothing else in the control plane reads process.env.
-import { resolve, join } from "node:path";
+import { dirname, isAbsolute, resolve, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { StartupError } from "../errors.js";
 import type { LogLevel } from "../logging.js";
@@ -35,8 +36,18 @@ export interface ControlPlaneConfig {
   publicUrl?: string;
   log: { level: LogLevel; json: boolean };
   reconciler: ReconcilerConfig;
-  /** What builds and deployed servers start from: this environment minus the control plane's own settings and keys. */
+  /** What git starts from: this environment minus the control plane's own settings and keys. */
   childEnv: NodeJS.ProcessEnv;
+  /** What a deployment's builds and servers start from: only DEPLOYMENT_VARIABLES of this environment. */
+  deploymentEnv: NodeJS.ProcessEnv;
+  /** "off" only when the operator opted out: deployments then run unconfined. */
+  sandbox: "bubblewrap" | "off";
+  /** Directories local repo_urls (paths, file://) may lie under; none when GANTRY_ALLOWED_REPO_ROOTS is unset. */
+  allowedRepoRoots: string[];
+  /** Hosts repo_url may name though they are loopback, link-local or otherwise not routable (GANTRY_ALLOWED_REPO_HOSTS). */
+  allowedRepoHosts: string[];
+  /** Gantry's own install: never a repository to build. */
+  installDir: string;
 }
 
 export interface ReconcilerConfig {
@@ -67,6 +78,12 @@ const EnvSchema = z.object({
   GANTRY_API_KEYS: z.string().optional(),
   GANTRY_API_KEYS_FILE: z.string().min(1).optional(),
   GANTRY_CONTROL_PLANE_URL: z.string().url().optional(),
+  GANTRY_SANDBOX: z.enum(["bubblewrap", "off"], { message: "must be 'bubblewrap' or 'off'" }).default("bubblewrap"),
+  GANTRY_ALLOWED_REPO_ROOTS: z
+    .string()
+    .optional()
+    .refine((text) => list(text).every((dir) => isAbsolute(dir)), "must be absolute directories, separated by commas"),
+  GANTRY_ALLOWED_REPO_HOSTS: z.string().optional(),
   GANTRY_RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
   // A local control plane polls a git remote cheaply; 30 s keeps a hosted remote well under any rate limit.
   GANTRY_BUILD_ON_PUSH_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
@@ -137,6 +154,11 @@ export function loadControlPlaneConfig(
       gitIdleTimeoutMs: e.GANTRY_GIT_IDLE_TIMEOUT_MS,
     },
     childEnv: childEnvOf(env),
+    deploymentEnv: deploymentEnvOf(env),
+    sandbox: e.GANTRY_SANDBOX,
+    allowedRepoRoots: list(e.GANTRY_ALLOWED_REPO_ROOTS).map((dir) => resolve(dir)),
+    allowedRepoHosts: list(e.GANTRY_ALLOWED_REPO_HOSTS).map((host) => host.toLowerCase().replace(/^\[|\]$/g, "")),
+    installDir: INSTALL_DIR,
   });
 }
 
@@ -156,6 +178,46 @@ const NOT_FOR_CHILDREN = [
   "LOG_JSON",
   "LOG_LEVEL",
 ];
+
+/** Gantry's package root (this file is <root>/src/config/). */
+const INSTALL_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+const list = (text: string | undefined) =>
+  (text ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/**
+ * What a deployment inherits of the control plane's environment: where programs are, locale and
+ * time zone, proxies and CA bundles. Anything else (a cloud's credentials, a token in the
+ * operator's shell) stays with the control plane; a deployment gets its own as secrets.
+ */
+export const DEPLOYMENT_VARIABLES: readonly string[] = [
+  "PATH",
+  "LANG",
+  "LANGUAGE",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TZ",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+];
+
+function deploymentEnvOf(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const key of DEPLOYMENT_VARIABLES) if (env[key] !== undefined) out[key] = env[key];
+  // The node running the control plane first: npm and the build's own scripts find the same one.
+  out.PATH = [dirname(process.execPath), out.PATH].filter(Boolean).join(":");
+  return Object.freeze(out);
+}
 
 function childEnvOf(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};

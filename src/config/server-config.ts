@@ -68,6 +68,8 @@ export interface ServerConfig {
   streamRetentionMs: number;
   /** The protocol WebSocket's ping interval (GANTRY_WS_PING_MS). */
   websocketPingMs: number;
+  /** Set by the control plane: every request must carry it (server/revision-token.ts). */
+  revisionToken?: string;
   cron: CronConfig;
   webhooks: WebhookConfig;
   /** LANGGRAPH_CONFIG, by graph id: the config and context a graph's assistants get when created without them. */
@@ -134,6 +136,7 @@ const EnvSchema = z.object({
   // Protocol WebSockets are pinged this often; a peer that misses one ping is dropped. Under the
   // 60 s idle timeout of common proxies and load balancers, so an idle socket is never cut by them.
   GANTRY_WS_PING_MS: z.coerce.number().int().positive().default(20_000),
+  GANTRY_REVISION_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   REDIS_URL: z.string().min(1).optional(),
   REDIS_URI: z.string().min(1).optional(),
   REDIS_KEY_PREFIX: z.string().default("gantry:"),
@@ -220,6 +223,7 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
     },
     streamRetentionMs: e.RESUMABLE_STREAM_TTL_SECONDS * 1000,
     websocketPingMs: e.GANTRY_WS_PING_MS,
+    ...(e.GANTRY_REVISION_TOKEN !== undefined ? { revisionToken: e.GANTRY_REVISION_TOKEN } : {}),
     cron: {
       // Schedules have minute resolution: an occurrence fires within a second of its time.
       pollMs: 1_000,

@@ -5,6 +5,8 @@ import { CONTROL_PLANE_VARIABLES } from "../config/control-plane-config.js";
 import { GantryError, ValidationFailure, notFound } from "../errors.js";
 import { newId } from "../ids.js";
 import { parseCustomUrl, type CustomUrl } from "./custom-url.js";
+import { bareHost, isLoopbackHost } from "./host-ranges.js";
+import { checkRepoUrl, type RepoPolicy } from "./repo-policy.js";
 import type { Secret, SecretsCipher } from "./secrets-cipher.js";
 import type { ControlPlaneStore, LogQuery, NewRevision } from "./storage/ports.js";
 import type { DeploymentRecord, DeploymentStatus, LogLevel, LogRecord, LogType, RevisionRecord, RevisionStatus } from "./storage/records.js";
@@ -140,7 +142,14 @@ export interface ArchiveLookup {
 /** What a new revision builds: a ref of the repository, or an uploaded archive. */
 type RevisionSource = { source: "github"; ref: string; pinned: string | null } | { source: "internal_source"; tarball: string; pinned: string | null };
 
-export function deploymentService(deps: { store: ControlPlaneStore; cipher: SecretsCipher; archives: ArchiveLookup; changed: () => void }) {
+export function deploymentService(deps: {
+  store: ControlPlaneStore;
+  cipher: SecretsCipher;
+  archives: ArchiveLookup;
+  /** Which repositories may be named (repo-policy.ts). */
+  repoPolicy: RepoPolicy;
+  changed: () => void;
+}) {
   const { store, cipher } = deps;
 
   async function visible(id: string, tenant: Tenant): Promise<DeploymentRecord> {
@@ -232,6 +241,8 @@ export function deploymentService(deps: { store: ControlPlaneStore; cipher: Secr
       const sc = input.source_config;
       const rc = input.source_revision_config;
       if (!sc.repo_url) throw sourceError("'source_config.repo_url' is required for 'github' source");
+      const refused = await checkRepoUrl(sc.repo_url, deps.repoPolicy);
+      if (refused) throw new ValidationFailure([{ loc: ["body", "source_config", "repo_url"], msg: refused, type: "value_error" }]);
       if (!rc.repo_ref) throw sourceError("'source_revision_config.repo_ref' is required for 'github' source");
       if (!rc.langgraph_config_path) throw sourceError("'source_revision_config.langgraph_config_path' is required for 'github' source");
       if (rc.image_uri || rc.source_tarball_path) throw sourceError("'image_uri' and 'source_tarball_path' must be null for 'github' source");
@@ -475,11 +486,13 @@ function customAddress(text: string | null | undefined, ownHosts: string[]): Cus
   if (!text) return undefined;
   const parsed = parseCustomUrl(text);
   if ("error" in parsed) throw new ValidationFailure([{ loc: ["body", "source_config", "custom_url"], msg: parsed.error, type: "value_error" }]);
-  if (ownHosts.includes(parsed.host)) {
+  const name = bareHost(parsed.host);
+  // Whatever the port: on any of its own names the control plane serves its dashboard and /v2.
+  if (isLoopbackHost(name) || ownHosts.some((own) => bareHost(own) === name)) {
     throw new ValidationFailure([
       {
         loc: ["body", "source_config", "custom_url"],
-        msg: `${parsed.host} is the control plane's own address; a deployment needs a host of its own`,
+        msg: `${parsed.host} is an address of the control plane itself (or of this machine); a deployment needs a host of its own`,
         type: "value_error",
       },
     ]);

@@ -3,6 +3,7 @@
 // do not care about.
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runGantryExpectingFailure } from "../support/gantry-process.js";
@@ -19,7 +20,7 @@ import {
   type RunningControlPlane,
 } from "./support.js";
 
-const NO_REPO = "file:///nonexistent/gantry-test-repo.git";
+const NO_REPO = `file://${tmpdir()}/nonexistent/gantry-test-repo.git`;
 const UNKNOWN = "0190a1c1-0000-7000-8000-000000000000";
 const TENANT_A = "11111111-1111-4111-8111-111111111111";
 const TENANT_B = "22222222-2222-4222-8222-222222222222";

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { Builder } from "../../src/control-plane/builder/builder.js";
+import { TEST_REPO_POLICY, unconfined } from "./support.js";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -24,7 +25,14 @@ function fakeBuild(builder: Builder, deploymentId: string, sha: string, ageS: nu
 it("keeps the builds in use and the newest others up to the bound", async () => {
   const root = mkdtempSync(join(tmpdir(), "gantry-builds-"));
   roots.push(root);
-  const builder = new Builder({ buildsDir: root, stepTimeoutMs: 1_000, gitIdleMs: 1_000, gitEnv: {} });
+  const builder = new Builder({
+    buildsDir: root,
+    stepTimeoutMs: 1_000,
+    gitIdleMs: 1_000,
+    gitEnv: {},
+    sandbox: await unconfined(root),
+    repoPolicy: TEST_REPO_POLICY,
+  });
   const live = fakeBuild(builder, "dep-a", "a1", 500);
   fakeBuild(builder, "dep-a", "a2", 400);
   fakeBuild(builder, "dep-a", "a3", 10);
@@ -44,7 +52,14 @@ it("keeps the builds in use and the newest others up to the bound", async () => 
 it("keeps everything in use even past the bound", async () => {
   const root = mkdtempSync(join(tmpdir(), "gantry-builds-"));
   roots.push(root);
-  const builder = new Builder({ buildsDir: root, stepTimeoutMs: 1_000, gitIdleMs: 1_000, gitEnv: {} });
+  const builder = new Builder({
+    buildsDir: root,
+    stepTimeoutMs: 1_000,
+    gitIdleMs: 1_000,
+    gitEnv: {},
+    sandbox: await unconfined(root),
+    repoPolicy: TEST_REPO_POLICY,
+  });
   const kept = new Set(["c1", "c2", "c3"].map((sha, i) => fakeBuild(builder, "dep-c", sha, i)));
   fakeBuild(builder, "dep-c", "c4", 0);
   expect(await builder.prune("dep-c", kept, 2)).toHaveLength(1);

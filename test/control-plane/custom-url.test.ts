@@ -2,8 +2,9 @@
 // revision at the root path, through the SDK as through any HTTP client.
 import { Client } from "@langchain/langgraph-sdk";
 import { request } from "node:http";
+import { hostname } from "node:os";
 import { beforeAll, describe, expect, it } from "vitest";
-import { API_KEY, createBody, revisionSettles, useControlPlane } from "./support.js";
+import { API_KEY, createBody, fetchVia, revisionSettles, useControlPlane } from "./support.js";
 
 /** fetch() always sends the URL's own Host; node:http sends the one given. */
 function withHost(
@@ -30,6 +31,20 @@ describe("control plane: custom_url host routing", { timeout: 120_000 }, () => {
   const name = `custom-${Date.now()}`;
   const customHost = `agent-${Date.now()}.example.test`;
 
+  /** Every spelling of the control plane's own origin, and of this machine on other ports. */
+  const ownAddresses = () => [
+    `http://127.0.0.1:${port}`,
+    `http://localhost:${port}`,
+    `http://localhost.:${port}`,
+    `http://[::1]:${port}`,
+    `http://[::ffff:127.0.0.1]:${port}`,
+    `http://127.0.0.2:${port}`,
+    "http://0.0.0.0",
+    "http://localhost",
+    `http://${hostname()}:${port}`,
+    `http://agent.localhost:${port}`,
+  ];
+
   beforeAll(() => {
     suite.repo.commit("v1");
     port = new URL(suite.cp.url).port;
@@ -41,7 +56,7 @@ describe("control plane: custom_url host routing", { timeout: 120_000 }, () => {
       "ftp://agent.example.test",
       "https://agent.example.test/some/path",
       "https://user:pw@agent.example.test",
-      `http://127.0.0.1:${port}`,
+      ...ownAddresses(),
     ]) {
       const response = await suite.client.call(
         "POST",
@@ -54,8 +69,8 @@ describe("control plane: custom_url host routing", { timeout: 120_000 }, () => {
   });
 
   it("serves the deployment to the SDK at its custom_url, streams included", async () => {
-    // localhost reaches the same socket as 127.0.0.1 with another Host header: a host of its own.
-    const customUrl = `http://localhost:${port}`;
+    // A name pointed at the control plane (fetchVia connects to it and sends the name as Host).
+    const customUrl = `http://sdk-${Date.now()}.example.test`;
     const created = await suite.client.call(
       "POST",
       "/v2/deployments",
@@ -66,7 +81,7 @@ describe("control plane: custom_url host routing", { timeout: 120_000 }, () => {
     expect(created.body.source_config.custom_url).toBe(customUrl);
     expect((await revisionSettles(suite.client, deploymentId, created.body.latest_revision_id)).status).toBe("DEPLOYED");
 
-    const sdk = new Client({ apiUrl: customUrl, apiKey: API_KEY });
+    const sdk = new Client({ apiUrl: customUrl, apiKey: API_KEY, callerOptions: { fetch: fetchVia(suite.cp.url) } });
     expect(((await sdk.runs.wait(null, "agent", { input: { input: "hi" } })) as { reply: string }).reply).toBe("v1:hi");
     const thread = await sdk.threads.create();
     const events: string[] = [];
@@ -90,6 +105,17 @@ describe("control plane: custom_url host routing", { timeout: 120_000 }, () => {
     expect((await withHost(suite.cp.url, `127.0.0.1:${port}`, "/info")).status).toBe(404);
     expect((await withHost(suite.cp.url, `localhost:${port}`, "/info")).status).toBe(404);
     expect((await withHost(suite.cp.url, customHost, "/info", {})).status).toBe(401);
+  });
+
+  it("refuses a PATCH to any address of the control plane or this machine, and leaves the deployment's address as it was", async () => {
+    for (const bad of ownAddresses()) {
+      const response = await suite.client.call("PATCH", `/v2/deployments/${deploymentId}`, { source_config: { custom_url: bad } });
+      expect(response.status, bad).toBe(422);
+      expect(response.body.detail[0].msg, bad).toContain("control plane itself");
+    }
+    expect((await suite.client.call("GET", `/v2/deployments/${deploymentId}`)).body.source_config.custom_url).toBe(`https://${customHost}`);
+    // The dashboard and /v2 stay the control plane's.
+    expect((await withHost(suite.cp.url, `localhost:${port}`, "/v2/deployments")).status).toBe(200);
   });
 
   it("keeps one deployment per host, and clears the address with an empty string", async () => {

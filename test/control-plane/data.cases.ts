@@ -4,7 +4,6 @@
 // deployment with Redis (data-postgres.test.ts); `storage` says where to look for the data.
 import { Client } from "@langchain/langgraph-sdk";
 import { rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   API_KEY,
@@ -12,6 +11,7 @@ import {
   controlPlaneDataDir,
   createBody,
   createFixtureRepo,
+  deploymentFile,
   revisionSettles,
   startControlPlane,
   waitFor,
@@ -76,7 +76,7 @@ export function deploymentDataCases(name: string, storage: () => DataStorage): v
     await sdk().store.putItem(["prefs", "user-1"], "color", { value: "blue" });
 
     // A run still under way when the rollout starts: it waits for a file the test creates later.
-    gate = join(cp.dataDir, `gate-${Date.now()}`);
+    gate = deploymentFile(cp.dataDir, deploymentId, `gate-${Date.now()}`);
     gatedThread = (await sdk().threads.create()).thread_id;
     gatedRun = (await sdk().runs.create(gatedThread, "gated", { input: { gate } })).run_id;
     await waitFor("the gated run to be running", async () => ((await sdk().runs.get(gatedThread, gatedRun)).status === "running" ? true : undefined));

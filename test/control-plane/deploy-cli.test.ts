@@ -2,9 +2,10 @@
 // exit code, the URL on stdout and the progress and log tail on stderr.
 import { Client } from "@langchain/langgraph-sdk";
 import { spawn } from "node:child_process";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { API_KEY, BROKEN_GRAPH, REPO_ROOT, useControlPlane } from "./support.js";
+import { API_KEY, BROKEN_GRAPH, fetchVia, REPO_ROOT, useControlPlane } from "./support.js";
 
 function gantryDeploy(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
@@ -29,8 +30,10 @@ describe("gantry deploy", { timeout: 90_000 }, () => {
     suite.repo.commit("v1");
   });
 
-  it("creates the deployment, shows each status, prints the URL and exits 0", async () => {
-    const result = await gantryDeploy([...common(), "--repo-url", suite.repo.url, "--secret", "FIXTURE_SECRET"], {
+  it("creates the deployment from a local checkout named relative to here, shows each status, prints the URL and exits 0", async () => {
+    // The checkout lies under GANTRY_ALLOWED_REPO_ROOTS (support.ts); gantry deploy sends its absolute path.
+    const checkout = relative(REPO_ROOT, fileURLToPath(suite.repo.url));
+    const result = await gantryDeploy([...common(), "--repo-url", checkout, "--secret", "FIXTURE_SECRET"], {
       GANTRY_API_KEY: API_KEY,
       FIXTURE_SECRET: "from-env",
     });
@@ -56,12 +59,14 @@ describe("gantry deploy", { timeout: 90_000 }, () => {
 
   it("sets the deployment's custom URL with --custom-url and prints it, and the SDK reaches the new revision there", async () => {
     suite.repo.commit("v2");
-    // Another name for this machine: the control plane routes it by Host, apart from its own address.
-    const customUrl = suite.cp.url.replace("127.0.0.1", "localhost");
+    // A name pointed at the control plane: it routes the name by Host, apart from its own addresses.
+    const customUrl = `http://cli-agent-${Date.now()}.example.test`;
     const result = await gantryDeploy([...common(), "--custom-url", customUrl], { GANTRY_API_KEY: API_KEY });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe(customUrl);
-    const answer = (await new Client({ apiUrl: customUrl, apiKey: API_KEY }).runs.wait(null, "agent", { input: { input: "ci" } })) as { reply: string };
+    const answer = (await new Client({ apiUrl: customUrl, apiKey: API_KEY, callerOptions: { fetch: fetchVia(suite.cp.url) } }).runs.wait(null, "agent", {
+      input: { input: "ci" },
+    })) as { reply: string };
     expect(answer.reply).toBe("v2:ci");
   });
 

@@ -3,9 +3,8 @@
 // client keeps calling, survive a broken commit, roll back with redeploy, delete.
 import { Client } from "@langchain/langgraph-sdk";
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { API_KEY, BROKEN_GRAPH, createBody, revisionSettles, useControlPlane, waitFor } from "./support.js";
+import { API_KEY, BROKEN_GRAPH, createBody, deploymentFile, revisionSettles, useControlPlane, waitFor } from "./support.js";
 
 const SECRET_VALUE = "s3cret-value-" + Math.random().toString(36).slice(2);
 
@@ -69,7 +68,7 @@ describe("control plane: deploy, roll out, roll back, delete", { timeout: 120_00
   });
 
   it("streams SSE through the router event by event", async () => {
-    const gate = join(suite.cp.dataDir, `gate-${Date.now()}`);
+    const gate = deploymentFile(suite.cp.dataDir, deploymentId, `gate-${Date.now()}`);
     const seenSteps: string[][] = [];
     for await (const chunk of sdk().runs.stream(null, "gated", { input: { gate }, streamMode: "values" })) {
       if (chunk.event !== "values") continue;

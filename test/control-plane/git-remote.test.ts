@@ -8,7 +8,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Builder } from "../../src/control-plane/builder/builder.js";
-import { api, controlPlaneDataDir, createBody, startControlPlane, waitFor, type Api, type RunningControlPlane } from "./support.js";
+import {
+  api,
+  controlPlaneDataDir,
+  createBody,
+  startControlPlane,
+  TEST_REPO_POLICY,
+  unconfined,
+  waitFor,
+  type Api,
+  type RunningControlPlane,
+} from "./support.js";
 
 interface SilentRemote {
   url: string;
@@ -54,7 +64,14 @@ describe("a git remote that never answers", { timeout: 60_000 }, () => {
   it("fails the build after the git idle limit and leaves no git process running", async () => {
     const buildsDir = mkdtempSync(join(tmpdir(), "gantry-builds-"));
     try {
-      const builder = new Builder({ buildsDir, stepTimeoutMs: 60_000, gitIdleMs: 1_500, gitEnv: process.env });
+      const builder = new Builder({
+        buildsDir,
+        stepTimeoutMs: 60_000,
+        gitIdleMs: 1_500,
+        gitEnv: process.env,
+        sandbox: await unconfined(buildsDir),
+        repoPolicy: TEST_REPO_POLICY,
+      });
       const lines: string[] = [];
       const outcome = await builder.build(
         {
@@ -83,7 +100,7 @@ describe("a git remote that never answers", { timeout: 60_000 }, () => {
 
     beforeAll(async () => {
       // An idle limit far past the test: what ends these builds is the cancel, not the limit.
-      cp = await startControlPlane(controlPlaneDataDir(), { GANTRY_GIT_IDLE_TIMEOUT_MS: "600000" });
+      cp = await startControlPlane(controlPlaneDataDir(), { GANTRY_GIT_IDLE_TIMEOUT_MS: "600000", GANTRY_ALLOWED_REPO_HOSTS: "127.0.0.1" });
       client = api(cp.url);
     });
 

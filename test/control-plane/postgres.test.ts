@@ -39,7 +39,7 @@ await describeWithPostgres("control plane on PostgreSQL", () => {
       expect((await client.call("GET", `/v2/deployments/${id}`)).body).toMatchObject({ name: "pg-agent", latest_revision_id: revision });
       const logs = await client.call("GET", `/v2/deployments/${id}/revisions/${revision}/logs?type=build`);
       expect(logs.body.logs.length).toBeGreaterThan(0);
-      expect((await client.call("POST", "/v2/deployments", createBody("pg-agent", "file:///x.git"))).status).toBe(409);
+      expect((await client.call("POST", "/v2/deployments", createBody("pg-agent", "file:///nonexistent/x.git"))).status).toBe(409);
     } finally {
       await second.stop();
     }

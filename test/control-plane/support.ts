@@ -7,12 +7,17 @@
 // walks up from the clone to Gantry's own. No NODE_PATH and no symlink: a user's project resolves
 // its own node_modules, installed by `npm ci`, the same way.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { request as httpRequest } from "node:http";
+import { Readable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
+import type { RepoPolicy } from "../../src/control-plane/repo-policy.js";
+import { Sandbox } from "../../src/control-plane/sandbox/sandbox.js";
+import { createLogger } from "../../src/logging.js";
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const BIN = join(REPO_ROOT, "bin", "gantry.js");
@@ -116,6 +121,7 @@ export function controlPlaneDataDir(): string {
 
 export interface RunningControlPlane {
   url: string;
+  pid: number;
   dataDir: string;
   output(): string;
   /** SIGTERM and wait: the control plane stops its deployments' servers. */
@@ -123,6 +129,12 @@ export interface RunningControlPlane {
   /** SIGKILL, as a crash: deployed servers are left for the next start to clean up. */
   kill(): Promise<void>;
 }
+
+/**
+ * The fixture repositories live in the system's temp dir; /nonexistent holds the repositories
+ * tests name to see a build fail; git servers of tests listen on 127.0.0.1. Anything else is refused.
+ */
+export const REPO_ENV = { GANTRY_ALLOWED_REPO_ROOTS: `${tmpdir()},/nonexistent`, GANTRY_ALLOWED_REPO_HOSTS: "127.0.0.1" };
 
 export const FAST_ENV = {
   GANTRY_RECONCILE_INTERVAL_MS: "500",
@@ -136,7 +148,7 @@ export async function startControlPlane(dataDir: string, env: Record<string, str
   for (const key of Object.keys(childEnv)) if (key.startsWith("GANTRY_") || key === "DATABASE_URL") delete childEnv[key];
   const child: ChildProcess = spawn(process.execPath, [BIN, "control-plane", "--port", "0", "--data-dir", dataDir], {
     cwd: REPO_ROOT,
-    env: { ...childEnv, LOG_JSON: "1", GANTRY_SECRETS_KEY: SECRETS_KEY, GANTRY_API_KEYS: API_KEY, ...FAST_ENV, ...env },
+    env: { ...childEnv, LOG_JSON: "1", GANTRY_SECRETS_KEY: SECRETS_KEY, GANTRY_API_KEYS: API_KEY, ...REPO_ENV, ...FAST_ENV, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -164,7 +176,7 @@ export async function startControlPlane(dataDir: string, env: Record<string, str
     if (child.exitCode === null && child.signalCode === null) child.kill(name);
     await exited;
   };
-  return { url, dataDir, output: () => output, stop: () => signal("SIGTERM"), kill: () => signal("SIGKILL") };
+  return { url, pid: child.pid!, dataDir, output: () => output, stop: () => signal("SIGTERM"), kill: () => signal("SIGKILL") };
 }
 
 export interface ControlPlaneSuite {
@@ -270,4 +282,43 @@ export function createBody(name: string, repoUrl: string, extra: Record<string, 
     secrets: [],
     ...extra,
   };
+}
+
+/** For tests of the builder alone: local repositories in the temp dir, and git servers on 127.0.0.1. */
+export const TEST_REPO_POLICY: RepoPolicy = { allowedRoots: [tmpdir()], forbiddenRoots: [], allowedHosts: ["127.0.0.1"] };
+
+/** For tests of the builder alone: deployment steps run unconfined, under `dir`. */
+export function unconfined(dir: string): Promise<Sandbox> {
+  return Sandbox.open({ mode: "off", path: "", deploymentsDir: join(dir, "deployments"), ownFiles: [], log: createLogger({ level: "error", json: true }) });
+}
+
+/** A file the deployment's own code can see: its data dir (the rest of the control plane's is hidden from it). */
+export function deploymentFile(dataDir: string, deploymentId: string, name: string): string {
+  return join(dataDir, "deployments", deploymentId, "data", name);
+}
+
+/**
+ * A fetch that connects to `origin` (the control plane) whatever the URL's host, and sends that
+ * host as Host: what a DNS name pointed at the control plane does, for a deployment's custom_url.
+ */
+export function fetchVia(origin: string): typeof fetch {
+  const target = new URL(origin);
+  return (async (input: RequestInfo | URL, init: RequestInit = {}) => {
+    const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+    headers.host = url.host;
+    return new Promise<Response>((resolveResponse, reject) => {
+      const req = httpRequest({ host: target.hostname, port: target.port, method: init.method ?? "GET", path: url.pathname + url.search, headers }, (res) => {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (typeof value === "string") responseHeaders.set(name, value);
+        const empty = res.statusCode === 204 || res.statusCode === 304;
+        resolveResponse(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), { status: res.statusCode ?? 502, headers: responseHeaders }));
+      });
+      req.on("error", reject);
+      init.signal?.addEventListener("abort", () => req.destroy(new Error("aborted")));
+      if (typeof init.body === "string") req.write(init.body);
+      req.end();
+    });
+  }) as typeof fetch;
 }

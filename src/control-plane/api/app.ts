@@ -20,7 +20,7 @@ import type { ControlPlaneStore } from "../storage/ports.js";
 import type { SourceUploads } from "../uploads/source-uploads.js";
 import { mountDashboard } from "./dashboard.js";
 import { legacyLogRoutes } from "./legacy-logs.js";
-import { deploymentRoutes } from "./routes.js";
+import { deploymentRoutes, KEY_TENANT, tenantOf } from "./routes.js";
 import { mountSourceUploads } from "./source-upload-route.js";
 import { DeploymentOut, RevisionOut } from "./schemas.js";
 
@@ -39,6 +39,8 @@ export interface ControlPlaneAppDeps {
   uiDir?: string;
   /** The public base URL, when configured; otherwise the request's own origin. */
   publicUrl?: string;
+  /** What no custom_url may name besides the request's own host (routes.ts). */
+  ownHostNames: readonly string[];
   log: Logger;
 }
 
@@ -64,13 +66,13 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
     const deployment = await router.forHost(c.req.header("host"));
     if (!deployment) return next();
     checkApiKey(deps.keys, c);
-    return router.byHost(c, deployment);
+    return router.byHost(c, deployment, tenantOf(c));
   });
 
   app.get("/ok", (c) => c.json({ ok: true }));
   const baseUrl = (c: Context) => deps.publicUrl ?? new URL(c.req.url).origin;
   const routes = [
-    ...deploymentRoutes({ deployments: deps.deployments, baseUrl, checkPush: deps.checkPush, uploads: deps.uploads }),
+    ...deploymentRoutes({ deployments: deps.deployments, baseUrl, checkPush: deps.checkPush, uploads: deps.uploads, ownHostNames: deps.ownHostNames }),
     ...legacyLogRoutes(deps.deployments),
   ];
   app.get("/openapi.json", (c) =>
@@ -98,8 +100,8 @@ export function createControlPlaneApp(deps: ControlPlaneAppDeps): Hono<AppEnv> {
   }
   app.use("/deployments/*", requireApiKey(deps.keys));
   mountRoutes(app, routes, { validation: "list" });
-  app.all("/deployments/:deployment_id", router.byPath);
-  app.all("/deployments/:deployment_id/*", router.byPath);
+  app.all("/deployments/:deployment_id", (c) => router.byPath(c, tenantOf(c)));
+  app.all("/deployments/:deployment_id/*", (c) => router.byPath(c, tenantOf(c)));
 
   app.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError(errorHandler(log));
@@ -114,9 +116,12 @@ function requireApiKey(keys: ApiKeyCheck) {
   };
 }
 
+/** A key bound to a tenant leaves that tenant on the request, for tenantOf() (routes.ts). */
 function checkApiKey(keys: ApiKeyCheck, c: Context): void {
-  if (!keys.configured) return;
+  if (keys.open()) return;
   const presented = c.req.header("x-api-key");
   if (!presented) throw new GantryError("unauthenticated", "Missing API key: send it in the X-Api-Key header.");
-  if (!keys.matches(presented)) throw new GantryError("forbidden", "Invalid API key.");
+  const grant = keys.match(presented);
+  if (!grant) throw new GantryError("forbidden", "Invalid API key.");
+  if (grant.tenant) c.set(KEY_TENANT, grant.tenant);
 }

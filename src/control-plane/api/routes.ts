@@ -17,11 +17,21 @@ function pathUuid(c: Context, name: string): string {
   return value.toLowerCase();
 }
 
-/** X-Tenant-Id scopes a request to one tenant; without it the key acts across all of them. */
+/** Where checkApiKey (app.ts) leaves the tenant a key is bound to. */
+export const KEY_TENANT = "apiKeyTenant";
+
+/**
+ * X-Tenant-Id scopes a request to one tenant; without it a key acts across all of them, unless the
+ * key is bound to a tenant: then it acts in that one only, with or without the header.
+ */
 export function tenantOf(c: Context): Tenant {
+  const bound = c.get(KEY_TENANT) as string | undefined;
   const value = c.req.header("x-tenant-id");
-  if (value === undefined || value === "") return undefined;
+  if (value === undefined || value === "") return bound;
   if (!isUuid(value)) throw new ValidationFailure([{ loc: ["header", "X-Tenant-Id"], msg: "Input should be a valid UUID", type: "uuid_parsing" }]);
+  if (bound !== undefined && value.toLowerCase() !== bound) {
+    throw new GantryError("forbidden", `This API key acts only in tenant ${bound}; X-Tenant-Id names another.`);
+  }
   return value.toLowerCase();
 }
 
@@ -31,12 +41,14 @@ export interface RouteDeps {
   /** Asks the remote for the ref's commit now; true when that made a revision. */
   checkPush: (deploymentId: string) => Promise<boolean>;
   uploads: Pick<SourceUploads, "issue">;
+  /** Names and addresses the control plane is known by besides the request's: its listen address, its host name, its interfaces'. */
+  ownHostNames: readonly string[];
 }
 
-export function deploymentRoutes({ deployments, baseUrl, checkPush, uploads }: RouteDeps): RouteSpec[] {
+export function deploymentRoutes({ deployments, baseUrl, checkPush, uploads, ownHostNames }: RouteDeps): RouteSpec[] {
   const one = (c: Context) => pathUuid(c, "deployment_id");
   // The hosts this API is reached at: a deployment taking one of them would hide the API.
-  const ownHosts = (c: Context) => [new URL(baseUrl(c)).host, ...hostCandidates(c.req.header("host") ?? "")];
+  const ownHosts = (c: Context) => [new URL(baseUrl(c)).host, ...hostCandidates(c.req.header("host") ?? ""), ...ownHostNames];
   return [
     route({
       method: "get",

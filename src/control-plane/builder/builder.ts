@@ -9,9 +9,11 @@ import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/pro
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isUuid } from "../../ids.js";
+import { checkRemote, type RepoPolicy } from "../repo-policy.js";
+import type { DeploymentDirs, Sandbox } from "../sandbox/sandbox.js";
 import { ArchiveError, unpackArchive } from "../uploads/unpack.js";
 import { checkout, redactUrl, resolveRef, type GitOptions } from "./git.js";
-import { runStep, type LineSink } from "./run-command.js";
+import { runStep, type LineSink, type StepOptions } from "./run-command.js";
 
 const CHECK_SCRIPT = fileURLToPath(new URL("./check-graphs.ts", import.meta.url));
 const TSX_LOADER = import.meta.resolve("tsx/esm");
@@ -28,7 +30,7 @@ export interface BuildRequest {
   langgraph_config_path: string;
   install_command: string | null;
   build_command: string | null;
-  /** The environment install, build and graph import run under: the control plane's child env plus the secrets. */
+  /** The environment install, build and graph import run under: the variables Gantry passes on plus the secrets. */
   env: NodeJS.ProcessEnv;
 }
 
@@ -48,6 +50,10 @@ export interface BuilderOptions {
   gitIdleMs: number;
   /** What git commands start from (the control plane's child env); never a deployment's secrets. */
   gitEnv: NodeJS.ProcessEnv;
+  /** Where install, build and graph import run: the deployment's sandbox (git runs outside it, with no secret). */
+  sandbox: Sandbox;
+  /** Which remotes git may reach, checked again as it connects. */
+  repoPolicy: RepoPolicy;
 }
 
 export class Builder {
@@ -114,7 +120,14 @@ export class Builder {
 
   /** git's settings for one build (or one ref check). */
   gitOptions(onLine: LineSink, signal?: AbortSignal): GitOptions {
-    return { baseEnv: this.options.gitEnv, timeoutMs: this.options.stepTimeoutMs, idleMs: this.options.gitIdleMs, ...(signal ? { signal } : {}), onLine };
+    return {
+      baseEnv: this.options.gitEnv,
+      timeoutMs: this.options.stepTimeoutMs,
+      idleMs: this.options.gitIdleMs,
+      ...(signal ? { signal } : {}),
+      onLine,
+      checkRemote: (repoUrl) => checkRemote(repoUrl, this.options.repoPolicy),
+    };
   }
 
   /**
@@ -122,6 +135,7 @@ export class Builder {
    * later step fails. `signal` cancels it: the running step's whole process group is killed.
    */
   async build(request: BuildRequest, log: BuildLog, resolved: (sha: string) => Promise<void>, signal?: AbortSignal): Promise<BuildOutcome> {
+    if (this.options.sandbox.refusal) return { ok: false, reason: `Not built: ${this.options.sandbox.refusal}` };
     const onLine: LineSink = (stream, line) => log(stream === "stderr" ? "WARNING" : "INFO", line);
     // git's progress goes to stderr: it is not a warning.
     const gitOptions = this.gitOptions((_stream, line) => log("INFO", line), signal);
@@ -139,13 +153,14 @@ export class Builder {
     log("INFO", request.archive ? `Building the uploaded archive ${request.archive.objectPath} (sha256 ${sha})` : `Building commit ${sha}`);
 
     const dir = this.dirFor(sha, request);
+    const dirs = await this.options.sandbox.prepare(request.deployment_id);
     if (existsSync(join(dir, BUILT_MARKER))) {
       log("INFO", "Using the cached build of this commit");
       // Its marker's time is when the build was last used: prune() keeps the builds used last.
       const now = new Date();
       await utimes(join(dir, BUILT_MARKER), now, now);
     } else {
-      const failure = await this.fetchAndInstall(request, sha, dir, log, onLine, gitOptions, signal);
+      const failure = await this.fetchAndInstall(request, sha, dir, dirs, log, onLine, gitOptions, signal);
       if (failure) return { ok: false, reason: failure };
     }
 
@@ -154,11 +169,9 @@ export class Builder {
       return { ok: false, reason: `${request.langgraph_config_path} does not exist in ${request.archive ? "the uploaded archive" : `commit ${sha}`}` };
     if (existsSync(join(dir, checkedMarker(request.langgraph_config_path)))) return { ok: true, sha, dir, configPath };
     log("INFO", `Importing the graphs of ${request.langgraph_config_path}`);
-    const check = await runStep(process.execPath, ["--import", TSX_LOADER, CHECK_SCRIPT, configPath], {
-      cwd: dirname(configPath),
-      env: request.env,
-      timeoutMs: this.options.stepTimeoutMs,
-      ...(signal ? { signal } : {}),
+    const check = await this.sandboxed(dirs, request, process.execPath, ["--import", TSX_LOADER, CHECK_SCRIPT, configPath], dirname(configPath), {
+      readOnly: [dir],
+      signal,
       onLine: (stream, line) => log(stream === "stderr" ? "ERROR" : "INFO", line),
     });
     if (check.code !== 0) return { ok: false, reason: check.error ?? `A graph of ${request.langgraph_config_path} failed to import (see the lines above)` };
@@ -170,6 +183,7 @@ export class Builder {
     request: BuildRequest,
     sha: string,
     dir: string,
+    dirs: DeploymentDirs,
     log: BuildLog,
     onLine: LineSink,
     gitOptions: GitOptions,
@@ -181,9 +195,11 @@ export class Builder {
     try {
       const fetchFailure = request.archive ? await unpackInto(request.archive, work, log) : await cloneInto(request, sha, work, log, gitOptions);
       if (fetchFailure) return fetchFailure;
+      // The deployment's own commands run as its user, on files that are its own.
+      await this.options.sandbox.handOver(dirs, work);
       const step = async (what: string, command: string, args: string[], cwd: string) => {
         log("INFO", `$ ${what}`);
-        const result = await runStep(command, args, { cwd, env: request.env, timeoutMs: this.options.stepTimeoutMs, ...(signal ? { signal } : {}), onLine });
+        const result = await this.sandboxed(dirs, request, command, args, cwd, { readOnly: [], writable: [work], signal, onLine });
         return result.code === 0 ? undefined : (result.error ?? `'${what}' failed with exit code ${result.code}`);
       };
       let failure: string | undefined;
@@ -207,6 +223,32 @@ export class Builder {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
+  }
+
+  /** Runs one of the deployment's own steps in its sandbox. */
+  private sandboxed(
+    dirs: DeploymentDirs,
+    request: BuildRequest,
+    command: string,
+    args: string[],
+    cwd: string,
+    step: { readOnly: string[]; writable?: string[]; signal: AbortSignal | undefined; onLine: LineSink },
+  ) {
+    const launch = this.options.sandbox.wrap(dirs, command, args, request.env, {
+      readOnly: step.readOnly,
+      ...(step.writable ? { writable: step.writable } : {}),
+      cwd,
+    });
+    const options: StepOptions = {
+      cwd: launch.command === command ? cwd : "/",
+      env: launch.env,
+      ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.gid! } : {}),
+      name: command === process.execPath ? "node" : command,
+      timeoutMs: this.options.stepTimeoutMs,
+      ...(step.signal ? { signal: step.signal } : {}),
+      onLine: step.onLine,
+    };
+    return runStep(launch.command, launch.args, options);
   }
 
   private deploymentDir(deploymentId: string): string {

@@ -20,6 +20,8 @@ export interface GitOptions {
   idleMs: number;
   signal?: AbortSignal;
   onLine: LineSink;
+  /** Asked just before git connects (repo-policy.ts): refuses the remote, or adds git settings pinning it. */
+  checkRemote: (repoUrl: string) => Promise<{ error: string } | { env: Record<string, string> }>;
 }
 
 /** The whole environment of a git command that reaches repoUrl. */
@@ -40,9 +42,9 @@ export function gitEnv(repoUrl: string, options: Pick<GitOptions, "baseEnv" | "i
   };
 }
 
-const stepOptions = (repoUrl: string, options: GitOptions, cwd: string, onLine: LineSink) => ({
+const stepOptions = (repoUrl: string, options: GitOptions, cwd: string, onLine: LineSink, pinned: Record<string, string>) => ({
   cwd,
-  env: gitEnv(repoUrl, options),
+  env: { ...gitEnv(repoUrl, options), ...pinned },
   timeoutMs: options.timeoutMs,
   idleMs: options.idleMs,
   ...(options.signal ? { signal: options.signal } : {}),
@@ -52,10 +54,12 @@ const stepOptions = (repoUrl: string, options: GitOptions, cwd: string, onLine: 
 /** The commit `ref` points at (a branch, a tag, `refs/...`, or a full sha), or an error sentence. */
 export async function resolveRef(repoUrl: string, ref: string, options: GitOptions): Promise<{ sha: string } | { error: string }> {
   if (FULL_SHA.test(ref)) return { sha: ref };
+  const remote = await options.checkRemote(repoUrl);
+  if ("error" in remote) return { error: `The repository is refused: ${remote.error}` };
   const result = await runStep(
     "git",
     ["ls-remote", "--", repoUrl],
-    stepOptions(repoUrl, options, process.cwd(), () => {}),
+    stepOptions(repoUrl, options, process.cwd(), () => {}, remote.env),
   );
   if (result.code !== 0)
     return { error: result.error ?? `git ls-remote of ${redactUrl(repoUrl)} failed (exit code ${result.code}): the repository cannot be reached or read` };
@@ -76,16 +80,18 @@ export async function resolveRef(repoUrl: string, ref: string, options: GitOptio
  * server. --progress keeps git talking on a slow but live transfer, which the idle limit needs.
  */
 export async function checkout(repoUrl: string, sha: string, dir: string, options: GitOptions): Promise<string | undefined> {
+  const remote = await options.checkRemote(repoUrl);
+  if ("error" in remote) return `The repository is refused: ${remote.error}`;
   const clone = await runStep(
     "git",
     ["clone", "--progress", "--no-checkout", "--", repoUrl, dir],
-    stepOptions(repoUrl, options, process.cwd(), options.onLine),
+    stepOptions(repoUrl, options, process.cwd(), options.onLine, remote.env),
   );
   if (clone.code !== 0) return clone.error ?? `git clone of ${redactUrl(repoUrl)} failed (exit code ${clone.code})`;
   const co = await runStep(
     "git",
     ["-c", "advice.detachedHead=false", "checkout", "--progress", "--detach", sha],
-    stepOptions(repoUrl, options, dir, options.onLine),
+    stepOptions(repoUrl, options, dir, options.onLine, {}),
   );
   if (co.code !== 0) return co.error ?? `git checkout of commit ${sha} failed (exit code ${co.code})`;
   return undefined;

@@ -16,6 +16,11 @@ export interface StepResult {
 export interface StepOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** The user it runs as (a deployment's own, in its sandbox). */
+  uid?: number;
+  gid?: number;
+  /** How the step is named in its errors, when the command is a wrapper (bwrap). */
+  name?: string;
   timeoutMs: number;
   /** Killed after this long without a byte of output (git runs with --progress so it speaks). */
   idleMs?: number;
@@ -28,14 +33,21 @@ export interface StepOptions {
 const MAX_PENDING = 64 * 1024;
 
 export function runStep(command: string, args: string[], options: StepOptions): Promise<StepResult> {
+  const name = options.name ?? command;
   return new Promise((done) => {
     let stdout = "";
     let settled = false;
     if (options.signal?.aborted) {
-      done({ code: null, error: `${command} was cancelled: ${reasonOf(options.signal)}`, stdout });
+      done({ code: null, error: `${name} was cancelled: ${reasonOf(options.signal)}`, stdout });
       return;
     }
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid ?? options.uid } : {}),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     const killGroup = () => {
       if (child.pid === undefined) return;
       try {
@@ -56,14 +68,14 @@ export function runStep(command: string, args: string[], options: StepOptions): 
       killGroup();
       finish({ code: null, error, stdout });
     };
-    const timer = setTimeout(() => stopWith(`${command} did not finish within ${seconds(options.timeoutMs)} s`), options.timeoutMs);
+    const timer = setTimeout(() => stopWith(`${name} did not finish within ${seconds(options.timeoutMs)} s`), options.timeoutMs);
     let idleTimer: NodeJS.Timeout | undefined;
     const idle = () => {
       if (options.idleMs === undefined) return;
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => stopWith(`${command} stopped: no output for ${seconds(options.idleMs!)} s (the remote does not answer)`), options.idleMs);
+      idleTimer = setTimeout(() => stopWith(`${name} stopped: no output for ${seconds(options.idleMs!)} s (the remote does not answer)`), options.idleMs);
     };
-    const onAbort = () => stopWith(`${command} was cancelled: ${reasonOf(options.signal!)}`);
+    const onAbort = () => stopWith(`${name} was cancelled: ${reasonOf(options.signal!)}`);
     options.signal?.addEventListener("abort", onAbort, { once: true });
     idle();
     for (const stream of ["stdout", "stderr"] as const) {
@@ -85,7 +97,7 @@ export function runStep(command: string, args: string[], options: StepOptions): 
         if (pending.trim()) options.onLine(stream, pending.slice(pending.lastIndexOf("\r") + 1));
       });
     }
-    child.once("error", (err) => finish({ code: null, error: `${command} could not start: ${err.message}`, stdout }));
+    child.once("error", (err) => finish({ code: null, error: `${name} could not start: ${err.message}`, stdout }));
     child.once("close", (code) => {
       // The step is over; anything it left running in its group goes with it.
       killGroup();

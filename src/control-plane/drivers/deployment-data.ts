@@ -2,8 +2,6 @@
 // of one deployment runs on the same database, so threads, runs and store items outlive rollouts,
 // as on the platform. Two kinds: an embedded SQLite file per deployment, or a PostgreSQL database
 // per deployment (postgres-data.ts).
-import { join } from "node:path";
-
 /** How a revision's server is started on its deployment's data. */
 export interface ServerLaunch {
   command: "dev" | "serve";
@@ -22,13 +20,14 @@ export interface DeploymentData {
 }
 
 /**
- * `gantry dev` on one SQLite file per deployment, at <deploymentsDir>/<deployment_id>/data.
- * --shared-database because two revisions share the file during a rollout (docs/decisions.md).
+ * `gantry dev` on one SQLite file per deployment, in the deployment's data dir (the driver passes
+ * it as --data-dir: <deploymentsDir>/<deployment_id>/data). --shared-database because two
+ * revisions share the file during a rollout (docs/decisions.md).
  */
-export function embeddedData(deploymentsDir: string): DeploymentData {
+export function embeddedData(): DeploymentData {
   return {
-    async prepare(deploymentId) {
-      return { command: "dev", args: ["--data-dir", join(deploymentsDir, deploymentId, "data"), "--shared-database"], env: {} };
+    async prepare() {
+      return { command: "dev", args: ["--shared-database"], env: {} };
     },
     // The driver removes the deployment's whole directory, the data dir with it.
     async remove() {},

@@ -9,7 +9,9 @@ export interface InstanceSpec {
   revision_id: string;
   /** The built langgraph.json to serve. */
   configPath: string;
-  /** Environment of the server: the control plane's child env plus the revision's secrets. */
+  /** The build it lies in: all of it the server sees of the build cache. */
+  buildDir: string;
+  /** Environment of the server: the variables Gantry passes on plus the revision's secrets. */
   env: NodeJS.ProcessEnv;
   /** Replicas and sizes, for drivers that can honour them (spec §4.5); the process driver runs one. */
   resourceSpec: Record<string, unknown> | null;
@@ -27,6 +29,8 @@ export type DeployLog = (level: "DEBUG" | "INFO" | "WARNING" | "ERROR", message:
 
 export interface Lease {
   url: string;
+  /** Headers the server requires of every request (its revision token). */
+  headers: Record<string, string>;
   /** Ends the request's hold on the instance, so a drain can finish. */
   release(): void;
 }

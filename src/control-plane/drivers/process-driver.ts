@@ -3,13 +3,20 @@
 // its revisions share (deployment-data.ts); its logs are kept as the revision's deploy log. GET /ok
 // within the health timeout makes it healthy. A pid file per child lets the next control-plane
 // process stop children a crashed one left behind.
+//
+// Each child runs in its deployment's sandbox (sandbox/sandbox.ts) and requires a token of its own
+// on every request (server/revision-token.ts), which only the router and the health check send.
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { mkdir, rm, unlink, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../../logging.js";
+import { REVISION_TOKEN_HEADER } from "../../server/revision-token.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import type { DeploymentData } from "./deployment-data.js";
+import type { Launch } from "../sandbox/sandbox.js";
 import type { DeployLog, Driver, InstanceSpec, InstanceState, InstanceView, Lease } from "./driver.js";
 
 const GANTRY_BIN = resolve(fileURLToPath(new URL("../../../bin/gantry.js", import.meta.url)));
@@ -23,6 +30,7 @@ export interface ProcessDriverOptions {
   /** Each deployment's directory: its revisions' pid files, and its embedded data when there is one. */
   deploymentsDir: string;
   data: DeploymentData;
+  sandbox: Sandbox;
   healthTimeoutMs: number;
   drainMs: number;
   log: Logger;
@@ -33,7 +41,11 @@ interface Instance {
   revision_id: string;
   state: InstanceState;
   child: ChildProcess;
+  /** Where SIGTERM goes: the server itself, which inside a sandbox is not the spawned bwrap. */
+  serverPid: Promise<number | undefined>;
   url?: string;
+  /** Sent with every request (REVISION_TOKEN_HEADER). */
+  token: string;
   inFlight: number;
   exited: Promise<void>;
 }
@@ -60,6 +72,7 @@ export class ProcessDriver implements Driver {
     let released = false;
     return {
       url: instance.url,
+      headers: { [REVISION_TOKEN_HEADER]: instance.token },
       release: () => {
         if (released) return;
         released = true;
@@ -83,34 +96,57 @@ export class ProcessDriver implements Driver {
       log("ERROR", `The deployment's database is not available: ${(err as Error).message}`);
       throw err;
     });
-    const child = spawn(
-      process.execPath,
-      [
-        GANTRY_BIN,
-        server.command,
-        ...["--config", spec.configPath, "--port", "0", "--host", "127.0.0.1", ...server.args],
-        // `gantry serve` shares run events through Redis: either revision may execute any run.
-        ...(spec.waitForPromotion && server.command === "dev" ? ["--start-drained"] : []),
-      ],
-      {
-        cwd: dirname(spec.configPath),
-        env: {
-          // The drain already waited for requests; background runs get the same bound to finish.
-          BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS: String(Math.ceil(this.options.drainMs / 1000)),
-          ...spec.env,
-          ...server.env,
-          [REVISION_VARIABLE]: spec.revision_id,
-          LOG_JSON: "1",
-        },
-        // The IPC channel carries "drain" and "resume" (promote, stop).
-        stdio: ["ignore", "pipe", "pipe", "ipc"],
-      },
-    );
+    const dirs = await this.options.sandbox.prepare(spec.deployment_id);
+    const token = randomBytes(32).toString("base64url");
+    const args = [
+      GANTRY_BIN,
+      server.command,
+      ...["--config", spec.configPath, "--port", "0", "--host", "127.0.0.1", ...server.args],
+      ...(server.command === "dev" ? ["--data-dir", dirs.data] : []),
+      // `gantry serve` shares run events through Redis: either revision may execute any run.
+      ...(spec.waitForPromotion && server.command === "dev" ? ["--start-drained"] : []),
+    ];
+    const env = {
+      // The drain already waited for requests; background runs get the same bound to finish.
+      BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS: String(Math.ceil(this.options.drainMs / 1000)),
+      ...spec.env,
+      ...server.env,
+      [REVISION_VARIABLE]: spec.revision_id,
+      GANTRY_REVISION_TOKEN: token,
+      LOG_JSON: "1",
+    };
+    let launch: Launch;
+    try {
+      launch = this.options.sandbox.wrap(dirs, process.execPath, args, env, { readOnly: [spec.buildDir], cwd: dirname(spec.configPath), server: true });
+    } catch (err) {
+      log("ERROR", `Not started: ${(err as Error).message}`);
+      throw err;
+    }
+    const child = spawn(launch.command, launch.args, {
+      // bwrap's --chdir sets the directory inside the sandbox.
+      cwd: launch.command === process.execPath ? dirname(spec.configPath) : "/",
+      env: launch.env,
+      ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.gid! } : {}),
+      // The IPC channel carries "drain" and "resume" (promote, stop); fd 4, bwrap's info.
+      stdio: ["ignore", "pipe", "pipe", "ipc", ...(launch.infoFd !== undefined ? (["pipe"] as const) : [])],
+    });
     const exited = new Promise<void>((done) => child.once("exit", () => done()));
-    const instance: Instance = { deployment_id: spec.deployment_id, revision_id: spec.revision_id, state: "starting", child, inFlight: 0, exited };
+    const instance: Instance = {
+      deployment_id: spec.deployment_id,
+      revision_id: spec.revision_id,
+      state: "starting",
+      child,
+      serverPid: launch.infoFd !== undefined ? sandboxedPid(child, launch.infoFd) : Promise.resolve(child.pid),
+      token,
+      inFlight: 0,
+      exited,
+    };
     this.running.set(spec.revision_id, instance);
     if (child.pid !== undefined) await writeFile(join(revisionDir, "server.pid"), String(child.pid));
-    log("INFO", `Started the Agent Server: gantry ${server.command} (pid ${child.pid})`);
+    log(
+      "INFO",
+      `Started the Agent Server: gantry ${server.command} (pid ${child.pid}${this.options.sandbox.mode === "off" ? ", no sandbox: GANTRY_SANDBOX=off" : ", in its sandbox"})`,
+    );
 
     let listening: (url: string) => void = () => {};
     const urlKnown = new Promise<string>((resolveUrl) => (listening = resolveUrl));
@@ -133,7 +169,7 @@ export class ProcessDriver implements Driver {
 
     const deadline = Date.now() + this.options.healthTimeoutMs;
     const url = await Promise.race([urlKnown, exited.then(() => undefined), delay(this.options.healthTimeoutMs).then(() => undefined)]);
-    if (url && (await waitHealthy(url, deadline, () => instance.state === "starting"))) {
+    if (url && (await waitHealthy(url, token, deadline, () => instance.state === "starting"))) {
       instance.url = url;
       instance.state = "healthy";
       log("INFO", `Healthy: GET ${url}/ok answered 200`);
@@ -173,7 +209,12 @@ export class ProcessDriver implements Driver {
   private async terminate(instance: Instance): Promise<void> {
     const { child } = instance;
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
+      const pid = await instance.serverPid;
+      try {
+        if (pid !== undefined) process.kill(pid, "SIGTERM");
+      } catch {
+        // Already gone.
+      }
       const timer = setTimeout(() => child.kill("SIGKILL"), this.options.drainMs + KILL_MARGIN_MS);
       await instance.exited;
       clearTimeout(timer);
@@ -224,10 +265,30 @@ export class ProcessDriver implements Driver {
   }
 }
 
-async function waitHealthy(url: string, deadline: number, stillWanted: () => boolean): Promise<boolean> {
+/** The server's host PID, which bwrap writes to its info descriptor once the sandbox is up. */
+function sandboxedPid(child: ChildProcess, fd: number): Promise<number | undefined> {
+  return new Promise((done) => {
+    let text = "";
+    const stream = child.stdio[fd] as NodeJS.ReadableStream | null;
+    if (!stream) return done(undefined);
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => (text += chunk));
+    stream.on("end", () => {
+      try {
+        const pid = (JSON.parse(text) as { "child-pid"?: unknown })["child-pid"];
+        done(typeof pid === "number" ? pid : undefined);
+      } catch {
+        done(undefined);
+      }
+    });
+    stream.on("error", () => done(undefined));
+  });
+}
+
+async function waitHealthy(url: string, token: string, deadline: number, stillWanted: () => boolean): Promise<boolean> {
   while (Date.now() < deadline && stillWanted()) {
     try {
-      const response = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(2_000) });
+      const response = await fetch(`${url}/ok`, { headers: { [REVISION_TOKEN_HEADER]: token }, signal: AbortSignal.timeout(2_000) });
       await response.body?.cancel();
       if (response.status === 200) return true;
     } catch {

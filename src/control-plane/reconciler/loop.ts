@@ -23,8 +23,8 @@ export interface ReconcilerDeps {
   driver: Driver;
   /** The archives internal_source revisions build. */
   uploads: Pick<SourceUploads, "pathOf" | "prune" | "removeDeployment">;
-  /** The environment builds and servers start from (the control plane's own secrets removed). */
-  childEnv: NodeJS.ProcessEnv;
+  /** The environment builds and servers start from: the few variables Gantry passes on, nothing else of its own. */
+  deploymentEnv: NodeJS.ProcessEnv;
   log: Logger;
 }
 
@@ -239,7 +239,7 @@ export class Reconciler {
   }
 
   private envOf(revision: RevisionRecord): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = { ...this.deps.childEnv };
+    const env: NodeJS.ProcessEnv = { ...this.deps.deploymentEnv };
     for (const secret of this.deps.cipher.open(revision.secrets_sealed, revision.id)) env[secret.name] = secret.value;
     return env;
   }
@@ -277,8 +277,8 @@ export class Reconciler {
     const request = this.buildRequest(deployment, revision);
     const deployLog = this.logWriter(revision.id, "deploy");
     const cached = revision.repo_commit_sha ? builder.cached(revision.repo_commit_sha, request) : undefined;
-    let configPath = cached ? join(cached, revision.langgraph_config_path) : undefined;
-    if (!configPath) {
+    let buildDir = cached;
+    if (!buildDir) {
       // The cache was cleared since the build: building the recorded commit again is safe.
       const built = await builder.build(request, this.logWriter(revision.id, "build"), async () => {});
       if (!built.ok) {
@@ -286,14 +286,16 @@ export class Reconciler {
         await this.deps.store.setRevisionStatus(revision.id, "DEPLOY_FAILED", ["DEPLOYING"]);
         return;
       }
-      configPath = built.configPath;
+      buildDir = built.dir;
     }
+    const configPath = join(buildDir, revision.langgraph_config_path);
     try {
       await driver.start(
         {
           deployment_id: deployment.id,
           revision_id: revision.id,
           configPath,
+          buildDir,
           env: request.env,
           resourceSpec: deployment.resource_spec,
           waitForPromotion: revision.id !== deployment.active_revision_id,

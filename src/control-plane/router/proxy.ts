@@ -24,12 +24,14 @@ export function deploymentRouter({ store, driver }: { store: ControlPlaneStore; 
   }
 
   return {
-    /** /deployments/{deployment_id}/... */
-    async byPath(c: Context): Promise<Response> {
+    /** /deployments/{deployment_id}/...; `tenant`: the one the request acts in, if any (routes.ts tenantOf). */
+    async byPath(c: Context, tenant: string | undefined): Promise<Response> {
       const id = c.req.param("deployment_id") ?? "";
       if (!isUuid(id)) throw notFound(`Deployment ID ${id} not found.`);
       const deployment = await store.getDeployment(id.toLowerCase());
-      if (!deployment || deployment.status === "AWAITING_DELETE") throw notFound(`Deployment ID ${id} not found.`);
+      if (!deployment || deployment.status === "AWAITING_DELETE" || (tenant !== undefined && deployment.tenant_id !== tenant)) {
+        throw notFound(`Deployment ID ${id} not found.`);
+      }
       // The id as the client wrote it: that is the prefix its path starts with.
       return toLiveRevision(c, deployment, `/deployments/${id}`);
     },
@@ -38,7 +40,8 @@ export function deploymentRouter({ store, driver }: { store: ControlPlaneStore; 
       return store.findByCustomHost(hostCandidates(hostHeader ?? ""));
     },
     /** Every path of a request to a deployment's custom host, as is. */
-    byHost(c: Context, deployment: DeploymentRecord): Promise<Response> | Response {
+    byHost(c: Context, deployment: DeploymentRecord, tenant: string | undefined): Promise<Response> | Response {
+      if (tenant !== undefined && deployment.tenant_id !== tenant) throw notFound(`No deployment of tenant ${tenant} is served at this host.`);
       return toLiveRevision(c, deployment, "");
     },
   };
@@ -49,6 +52,8 @@ async function forward(c: Context, deploymentId: string, lease: Lease, prefix: s
   const incoming = new URL(c.req.url);
   const path = (prefix ? incoming.pathname.slice(incoming.pathname.indexOf(prefix) + prefix.length) : incoming.pathname) || "/";
   const headers = upstreamRequestHeaders(c.req.raw.headers, clientOf(c, incoming));
+  // The revision's token: the server answers nothing without it (server/revision-token.ts).
+  for (const [name, value] of Object.entries(lease.headers)) headers.set(name, value);
   const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
   let upstream: Response;
   try {
