@@ -168,7 +168,12 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
       tag: TAG,
       summary: "Cancel a run (action interrupt or rollback; wait=1 answers when it has stopped)",
       query: CancelQuery,
-      responses: { 202: "Cancel requested", 204: "Cancelled (wait=1)", 404: "Not found", 409: "The run has already finished", 422: "Invalid query" },
+      responses: {
+        202: "Cancel requested (a finished run is left as it is)",
+        204: "Cancelled or already finished (wait=1)",
+        404: "Not found",
+        422: "Invalid query",
+      },
       handler: async (c, { query }) => {
         const threadId = uuidParam(c, "thread_id");
         const run = await runs.cancel(threadId, uuidParam(c, "run_id"), query.action ?? "interrupt", accessOf(c));
