@@ -180,6 +180,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     webhooksDisabled: !config.webhooks.enabled,
     resolveHost,
     configurableHeaders: headerFilter(config.project.http.configurable_headers),
+    log: logger,
     signals: runSignals({
       events,
       bus,

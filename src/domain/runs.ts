@@ -2,6 +2,7 @@
 // configurable, the thread's multitask strategy (applied atomically by storage), and cancellation.
 import { conflict, invalid, notFound } from "../errors.js";
 import { newId } from "../ids.js";
+import type { Logger } from "../logging.js";
 import { nodeNamesWithSubgraphs } from "../runtime/graph-info.js";
 import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
@@ -75,6 +76,8 @@ export interface RunServiceDeps {
   resolveHost?: ResolveHost;
   /** Picks the request headers that reach `configurable` (http.configurable_headers). */
   configurableHeaders: (headers: Record<string, string>) => Record<string, string>;
+  /** Where a run's harmless oddities are reported (breakpoints on nodes the graph lacks). */
+  log?: Pick<Logger, "warn">;
 }
 
 const unresolvable: ResolveHost = () => Promise.reject(new Error("no resolver"));
@@ -120,7 +123,15 @@ export function runService(deps: RunServiceDeps): RunService {
       temporary: at.threadId === null && (body.on_completion ?? "delete") === "delete",
       ...(checkpoint ? { checkpoint } : {}),
     });
-    await checkNodes(graphs, assistant.graph_id, kwargs.config, body);
+    const unknownBreakpoints = await checkNodes(graphs, assistant.graph_id, kwargs.config, body);
+    if (unknownBreakpoints) {
+      deps.log?.warn("interrupt_before/interrupt_after name nodes that neither the graph nor its subgraphs have; those never interrupt", {
+        graph_id: assistant.graph_id,
+        run_id: at.runId,
+        unknown_nodes: unknownBreakpoints.unknown,
+        graph_nodes: unknownBreakpoints.known,
+      });
+    }
     return kwargs;
   };
 
@@ -265,9 +276,9 @@ export function runService(deps: RunServiceDeps): RunService {
       const auth = await authorize(access, "threads", "update", { thread_id: threadId ?? null, run_id: runId, action });
       const run = await runs.get(runId, threadId, auth);
       if (!run) throw notFound(threadId ? `Run ${runId} not found on thread ${threadId}` : `Run ${runId} not found`);
-      if (run.status !== "pending" && run.status !== "running") {
-        throw conflict(`Run ${runId} has already finished (status ${run.status}); only pending or running runs can be cancelled`);
-      }
+      // A run that finished before the cancel arrived is left as it is, and the cancel succeeds, as
+      // on the official servers: a client cannot tell "already done" from "stopped just now".
+      if (run.status !== "pending" && run.status !== "running") return run;
       const result = await runs.cancel({ runIds: [runId], ...(threadId ? { threadId } : {}) }, action, auth, webhookFor);
       if (result.flagged.length > 0) signals.cancelRequested(result.flagged, action);
       if (result.stopped.length > 0) await signals.stopped(result.stopped);
@@ -346,30 +357,30 @@ export function mergeConfig(base: JsonObject, override: RunCreate["config"]): Js
 }
 
 /**
- * interrupt_before/after must name nodes of the graph or of its subgraphs, so a typo fails at
- * creation, not mid-run (the official server checks nothing here). A goto must name a node of the
- * graph itself.
+ * A goto must name a node of the graph itself: LangGraph ignores a goto to a node it lacks, so the
+ * run would quietly do something else. interrupt_before/after may name anything, as on the
+ * official servers (a name no node has never interrupts); the names that match no node of the
+ * graph or of its subgraphs are returned, with those that would, for the caller to report.
  */
-export async function checkNodes(graphs: GraphRegistry, graphId: string, config: JsonObject, body: RunCreate): Promise<void> {
+export async function checkNodes(graphs: GraphRegistry, graphId: string, config: JsonObject, body: RunCreate): Promise<UnknownBreakpoints | undefined> {
   const breakpoints = [body.interrupt_before, body.interrupt_after].filter((v): v is string[] => Array.isArray(v)).flat();
-  // LangGraph ignores a goto to a node it lacks, so the run would quietly do something else.
   const gotos = gotoTargets(body.command?.goto).filter((n) => n !== "__end__");
-  if (breakpoints.length === 0 && gotos.length === 0) return;
+  if (breakpoints.length === 0 && gotos.length === 0) return undefined;
   const graph = await graphs.get(graphId).resolve(config);
   const nodes = new Set(Object.keys((graph.nodes as Record<string, unknown> | undefined) ?? {}).filter((n) => n !== "__start__"));
-  if (breakpoints.length > 0) {
-    const known = await nodeNamesWithSubgraphs(graph);
-    const unknown = breakpoints.filter((n) => !known.has(n));
-    if (unknown.length > 0) {
-      throw invalid(
-        `interrupt_before/interrupt_after name unknown node(s) ${unknown.map((n) => `'${n}'`).join(", ")}; graph '${graphId}' and its subgraphs have ${[...known].join(", ")}`,
-      );
-    }
-  }
   const unknownGotos = gotos.filter((n) => !nodes.has(n));
   if (unknownGotos.length > 0) {
     throw invalid(`command.goto names unknown node(s) ${unknownGotos.map((n) => `'${n}'`).join(", ")}; graph '${graphId}' has ${[...nodes].join(", ")}`);
   }
+  if (breakpoints.length === 0) return undefined;
+  const known = await nodeNamesWithSubgraphs(graph);
+  const unknown = breakpoints.filter((n) => !known.has(n));
+  return unknown.length > 0 ? { unknown, known: [...known] } : undefined;
+}
+
+export interface UnknownBreakpoints {
+  unknown: string[];
+  known: string[];
 }
 
 /** Node names in a command's goto: a name, a Send ({node, input}), or a list of either. */

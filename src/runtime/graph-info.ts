@@ -18,6 +18,18 @@ export interface SubgraphSchema {
   context_schema?: JsonSchema | null;
 }
 
+/**
+ * A subgraph as /subgraphs answers it: the SDK's keys (`state_schema`, ...), which the Python
+ * server sends, and the same schemas under the keys the JS reference server sends (`state`,
+ * `input`, `output`, `config`), so clients written against either find theirs.
+ */
+export interface DescribedSubgraph extends SubgraphSchema {
+  state: JsonSchema | null;
+  input: JsonSchema | null;
+  output: JsonSchema | null;
+  config: JsonSchema | null;
+}
+
 export interface GraphSchema {
   graph_id: string;
   input_schema?: JsonSchema | null;
@@ -81,18 +93,19 @@ export async function describeSubgraphs(
   graph: CompiledGraphLike,
   options: { namespace?: string; recurse: boolean },
   typed?: TypedSchemasLookup,
-): Promise<Record<string, SubgraphSchema>> {
+): Promise<Record<string, DescribedSubgraph>> {
   const { namespace } = options;
   // langgraph only descends into nested subgraphs when recursing, so a nested namespace
   // ("parent|child") asked for without recurse could never match.
   const recurse = options.recurse || (namespace?.includes("|") ?? false);
   const subgraphs = listSubgraphs(graph, namespace, recurse);
-  const result: Record<string, SubgraphSchema> = {};
+  const result: Record<string, DescribedSubgraph> = {};
   for await (const [ns, subgraph] of subgraphs) {
     if (namespace !== undefined && ns !== namespace) continue;
     const builder = isObject(subgraph) ? subgraph.builder : undefined;
     const types = typed && needsTypes(builder) ? (await typed())?.[ns] : undefined;
-    result[ns] = describeBuilder(builder, ns, types);
+    const schemas = describeBuilder(builder, ns, types);
+    result[ns] = { ...schemas, state: schemas.state_schema, input: schemas.input_schema, output: schemas.output_schema, config: schemas.config_schema };
   }
   return result;
 }

@@ -85,12 +85,8 @@ describe("toThreadState", () => {
     expect(state.next).toEqual(["child"]);
     const [task] = state.tasks;
     expect(task).toMatchObject({ name: "child", state: null, interrupts: [{ value: { question: "deep?" } }] });
-    expect(task!.checkpoint).toEqual({
-      thread_id: config.configurable.thread_id,
-      checkpoint_ns: `child:${task!.id}`,
-      checkpoint_id: null,
-      checkpoint_map: null,
-    });
+    // Only the keys the subgraph's config has, as the reference's "human in the loop" tests read them.
+    expect(task!.checkpoint).toEqual({ thread_id: config.configurable.thread_id, checkpoint_ns: `child:${task!.id}` });
     expect(state.interrupts).toEqual(task!.interrupts);
   });
 

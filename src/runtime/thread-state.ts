@@ -9,6 +9,13 @@ export interface Checkpoint {
   checkpoint_map: Record<string, unknown> | null;
 }
 
+/**
+ * A task's subgraph checkpoint. Read without subgraphs it is the config the subgraph will run
+ * under, and carries only the keys that config has (no checkpoint_id before the subgraph ran), as
+ * both official servers send it.
+ */
+export type TaskCheckpoint = Pick<Checkpoint, "thread_id" | "checkpoint_ns"> & Partial<Pick<Checkpoint, "checkpoint_id" | "checkpoint_map">>;
+
 export interface Interrupt {
   value?: unknown;
   id?: string;
@@ -24,7 +31,7 @@ export interface ThreadTask {
   error: string | null;
   interrupts: Interrupt[];
   /** The subgraph's checkpoint, when the task runs a subgraph. */
-  checkpoint: Checkpoint | null;
+  checkpoint: TaskCheckpoint | null;
   /** The subgraph's state; only present when the snapshot was read with subgraphs. */
   state: ThreadState | null;
   /** The task's writes once it has finished; null while it has not. */
@@ -94,6 +101,13 @@ export function checkpointOf(config: unknown): Checkpoint | null {
   };
 }
 
+function taskCheckpointOf(config: unknown): TaskCheckpoint | null {
+  const checkpoint = checkpointOf(config);
+  if (!checkpoint) return null;
+  const { checkpoint_id, checkpoint_map, ...where } = checkpoint;
+  return { ...where, ...(checkpoint_id !== null ? { checkpoint_id } : {}), ...(checkpoint_map !== null ? { checkpoint_map } : {}) };
+}
+
 function toThreadTask(task: TaskLike): ThreadTask {
   const subgraph = isSnapshot(task.state) ? task.state : undefined;
   return {
@@ -102,7 +116,7 @@ function toThreadTask(task: TaskLike): ThreadTask {
     path: (toWire(task.path ?? []) as unknown[] | undefined) ?? [],
     error: task.error == null ? null : serializeError(task.error).message,
     interrupts: toWire(task.interrupts ?? []) as Interrupt[],
-    checkpoint: checkpointOf(subgraph ? subgraph.config : task.state),
+    checkpoint: subgraph ? checkpointOf(subgraph.config) : taskCheckpointOf(task.state),
     state: subgraph ? toThreadState(subgraph) : null,
     result: task.result === undefined ? null : (toWire(task.result) ?? null),
   };

@@ -141,7 +141,7 @@ describe("sse response", () => {
     const response = await fetch(url);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
-    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("cache-control")).toBe("no-cache");
     expect(response.headers.get("x-accel-buffering")).toBe("no");
     expect(response.headers.get("content-location")).toBe("/threads/t/runs/r1");
     expect(response.headers.get("location")).toBe("/threads/t/runs/r1/stream");

@@ -29,9 +29,11 @@ export interface SseOptions {
 // largest gap seen, so the cadence must hold for the stream's whole life.
 const DEFAULT_HEARTBEAT_MS = 5_000;
 
+// no-cache, as the official servers send: under no-store Chromium reports a stream read to its end
+// as canceled (net::ERR_ABORTED) in the network panel.
 const SSE_HEADERS = {
   "Content-Type": "text/event-stream",
-  "Cache-Control": "no-store",
+  "Cache-Control": "no-cache",
   Connection: "keep-alive",
   "X-Accel-Buffering": "no",
 };

@@ -389,7 +389,8 @@ export function describeAssistantsE2E(label: string, open: OpenStore): void {
         expect(keys(schemas.input_schema)).toEqual(["question"]);
         expect(keys(schemas.output_schema)).toEqual(["answer"]);
         expect(keys(schemas.state_schema)).toEqual(["answer", "notes", "question"]);
-      });
+        // The first schemas answer of an Annotation graph waits for its types to be read, minutes on a loaded machine.
+      }, 240_000);
 
       it("describes the schemas of a created assistant by its UUID", async () => {
         const made = await gantry.client.assistants.create({ graphId: "uncompiled" });

@@ -127,8 +127,6 @@ const REFUSED: Array<[string, number, (ctx: Ctx) => Promise<unknown>]> = [
   ["get alice's run", 404, ({ bob, a }) => bob.runs.get(a.threadId, a.finishedRun.run_id)],
   ["list alice's runs", 404, ({ bob, a }) => bob.runs.list(a.threadId)],
   ["join alice's run", 404, ({ bob, a }) => bob.runs.join(a.threadId, a.finishedRun.run_id)],
-  ["join alice's run stream", 404, ({ bob, a }) => drain(bob.runs.joinStream(a.activeRun.thread_id, a.activeRun.run_id))],
-  ["join alice's stateless run stream", 404, ({ bob, a }) => drain(bob.runs.joinStream(null, a.statelessRun.run_id))],
   ["cancel alice's run", 404, ({ bob, a }) => bob.runs.cancel(a.activeRun.thread_id, a.activeRun.run_id)],
   ["delete alice's run", 404, ({ bob, a }) => bob.runs.delete(a.threadId, a.finishedRun.run_id)],
   ["get alice's cron", 404, async ({ bobRaw, a }) => throwUnlessOk(await bobRaw("GET", `/runs/crons/${a.cronId}`))],
@@ -229,6 +227,19 @@ export function describeAuthIsolationE2E(label: string, open: OpenStore): void {
     describe("bob is refused on every route that names alice's things", () => {
       it.each(REFUSED)("bob cannot %s", async (_name, status, attempt) => {
         await expect(attempt(ctx)).rejects.toThrow(new RegExp(`HTTP ${status}`));
+      });
+    });
+
+    // The reference's "stream run other user thread" and "run streaming auth": joining opens the
+    // stream, and another user's run is one `error` event saying 404, with none of the run's events.
+    describe("stream run other user thread", () => {
+      it.each([
+        ["alice's run", (a: Holdings) => [a.activeRun.thread_id, a.activeRun.run_id] as const],
+        ["alice's stateless run", (a: Holdings) => [null, a.statelessRun.run_id] as const],
+      ])("bob joining the stream of %s gets one error event saying 404", async (_name, target) => {
+        const [threadId, runId] = target(ctx.a);
+        const chunks = await drain(ctx.bob.runs.joinStream(threadId, runId));
+        expect(chunks).toEqual([{ event: "error", data: { error: "NotFound", message: expect.stringMatching(/^404: Run .* not found/) } }]);
       });
     });
 

@@ -244,7 +244,6 @@ export function describeCronsE2E(label: string, open: OpenStore): void {
           { assistant_id: "tick", schedule: "* * * * *", webhook: "http://127.0.0.1:9/hook" },
           /Field 'webhook' is refused: 127.0.0.1 is a loopback address/,
         ],
-        ["POST", "/runs/crons", { assistant_id: "tick", schedule: "* * * * *", interrupt_before: ["nope"] }, /unknown node\(s\) 'nope'/],
         [
           "POST",
           `/threads/${thread.thread_id}/runs/crons`,

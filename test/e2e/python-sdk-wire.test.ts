@@ -160,6 +160,19 @@ describe("runs", () => {
     expect(events.filter((e) => e.event === "values").at(-1)?.data).toEqual({ ms: 1000, label: "second", log: ["second"] });
   });
 
+  // SyncRunsClient.join_stream of a run that is not there: the SDK checks the status and the
+  // event-stream content type, then yields the `error` event as a StreamPart, as it does with the
+  // official servers' answer (the reference's "stream run other user thread").
+  it("runs.join_stream: a run not found is a 200 event stream of one error event saying 404", async () => {
+    const threadId = await newThread();
+    const runId = randomUUID();
+    const response = await py("GET", `/threads/${threadId}/runs/${runId}/stream`, { params: { stream_mode: null, cancel_on_disconnect: false }, stream: true });
+    expect(response.status, response.text).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(response.headers.get("cache-control")).toBe("no-cache");
+    expect(sseEvents(response.text)).toEqual([{ event: "error", data: { error: "NotFound", message: `404: Run ${runId} not found on thread ${threadId}` } }]);
+  });
+
   // SyncRunsClient.join_stream naming modes: the key repeated, `?stream_mode=values&stream_mode=updates`.
   it("runs.join_stream: filters to the modes named by a repeated stream_mode key", async () => {
     const threadId = await newThread();
@@ -351,7 +364,8 @@ describe("assistants", () => {
     }
     expect(jsonOf<Record<string, unknown>>(await py("GET", "/assistants/parent/subgraphs", { params: { recurse: false } }))).toHaveProperty("child");
     expect(jsonOf<Record<string, unknown>>(await py("GET", "/assistants/echo/schemas"))).toHaveProperty("graph_id", "echo");
-  });
+    // The first subgraphs answer of an Annotation graph waits for its types to be read, minutes on a loaded machine.
+  }, 240_000);
 
   // SyncAssistantsClient.create / search / count / delete(delete_threads=True): `?delete_threads=true`.
   it("assistants.create, search, count and delete with delete_threads", async () => {

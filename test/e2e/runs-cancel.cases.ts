@@ -161,11 +161,16 @@ export function describeRunCancelE2E(label: string, open: OpenStore): void {
         await runReaches(gantry.client, threadId, run.run_id, "interrupted");
       });
 
-      it("answers HTTP 409 to a cancel of a finished run and HTTP 404 to an unknown one", async () => {
+      // The reference's "run cancellation" (auth suite): the owner's cancel of a run that has
+      // already finished succeeds and leaves the run as it ended; an unknown run is HTTP 404.
+      it("run cancellation: a cancel of a finished run succeeds and leaves it as it ended; an unknown one is HTTP 404", async () => {
         const threadId = await newThread();
         await gantry.client.runs.wait(threadId, "echo", { input: { text: "done" } });
         const [run] = await gantry.client.runs.list(threadId);
-        await expect(gantry.client.runs.cancel(threadId, run!.run_id)).rejects.toThrow(/HTTP 409/);
+        await gantry.client.runs.cancel(threadId, run!.run_id);
+        await gantry.client.runs.cancel(threadId, run!.run_id, true);
+        expect((await gantry.client.runs.get(threadId, run!.run_id)).status).toBe("success");
+        expect((await gantry.client.threads.get(threadId)).status).toBe("idle");
         await expect(gantry.client.runs.cancel(threadId, randomUUID())).rejects.toThrow(/HTTP 404/);
       });
     });

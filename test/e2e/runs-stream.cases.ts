@@ -299,10 +299,12 @@ export function describeRunStreamsE2E(label: string, open: OpenStore): void {
         expect(detailOf(response)).toContain("stream_mode");
       });
 
-      it("answers HTTP 404 to a join of an unknown run", async () => {
+      it("answers HTTP 404 to a join of an unknown run, and one error event saying 404 to a joinStream, as the official servers do", async () => {
         const threadId = await newThread();
-        await expect(gantry.client.runs.join(threadId, "00000000-0000-4000-8000-000000000000")).rejects.toThrow(/HTTP 404/);
-        await expect(collect(gantry.client.runs.joinStream(threadId, "00000000-0000-4000-8000-000000000000"))).rejects.toThrow(/HTTP 404/);
+        const unknown = "00000000-0000-4000-8000-000000000000";
+        await expect(gantry.client.runs.join(threadId, unknown)).rejects.toThrow(/HTTP 404/);
+        const frames = await collect(gantry.client.runs.joinStream(threadId, unknown));
+        expect(frames).toEqual([{ event: "error", data: { error: "NotFound", message: `404: Run ${unknown} not found on thread ${threadId}` } }]);
       });
     });
 

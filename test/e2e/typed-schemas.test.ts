@@ -14,6 +14,8 @@ const CONFIG = fixture("typed-schemas", "langgraph.json");
 // Reading the types of a project takes a few seconds on an idle machine, far more on a busy one.
 const TYPES_READ_MS = 240_000;
 const SLOW_TEST_MS = TYPES_READ_MS + 30_000;
+// The first request waits for the types however long they take to read (typed-schema-source.ts).
+const FIRST_ANSWER_MS = TYPES_READ_MS;
 
 const propertiesOf = (schema: unknown) => (schema as { properties: Record<string, Record<string, unknown>> }).properties;
 const isTyped = (schemas: GraphSchema) => propertiesOf(schemas.state_schema)?.tone?.type === "string";
@@ -39,6 +41,41 @@ describe("schemas of a TypeScript-typed graph through the SDK", () => {
     await server?.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
+
+  // The reference's "assistants › schemas": on a server that has read no types yet, the first
+  // request is answered typed (it waits for the reading, as the official server does), for a graph
+  // exported as a promise of the compiled graph.
+  it(
+    "schemas: the first answer on a fresh data dir is typed, for a graph exported as a promise",
+    async () => {
+      const schemas = await client.assistants.getSchemas("drafting");
+      expect(propertiesOf(schemas.state_schema)).toEqual({ lines: { type: "array", items: { type: "string" } }, topic: { type: "string" } });
+      expect(propertiesOf(schemas.input_schema).topic).toEqual({ type: "string" });
+    },
+    FIRST_ANSWER_MS,
+  );
+
+  // The reference's "subgraphs › get subgraphs": subgraphs compiled where they become nodes, each
+  // with its typed state under the JS reference's `state` key as well as the SDK's `state_schema`.
+  it(
+    "get subgraphs: each subgraph's typed state under `state` and `state_schema`",
+    async () => {
+      expect(Object.keys(await client.assistants.getSubgraphs("drafting"))).toEqual(["review"]);
+      const subgraphs = await client.assistants.getSubgraphs("drafting", { recurse: true });
+      expect(Object.keys(subgraphs)).toEqual(["review", "review|edit"]);
+      expect(subgraphs).toMatchObject({
+        review: { state: { type: "object", properties: { verdict: { type: "string", enum: ["accept", "revise"] }, lines: { type: "array" } } } },
+        "review|edit": { state: { type: "object", properties: { pass: { type: "string", enum: ["copy", "style"] }, lines: { type: "array" } } } },
+      });
+      for (const described of Object.values(subgraphs) as Array<GraphSchema & { state: unknown; input: unknown; output: unknown; config: unknown }>) {
+        expect(described.state).toEqual(described.state_schema);
+        expect(described.input).toEqual(described.input_schema);
+        expect(described.output).toEqual(described.output_schema);
+        expect(described.config).toEqual(described.config_schema);
+      }
+    },
+    FIRST_ANSWER_MS,
+  );
 
   it(
     "describes input, state, output, config and context with the graph's own types",

@@ -113,7 +113,7 @@ describe("generative UI over the API", () => {
     expect(new URL(server.url).pathname).toBe(PREFIX);
     expect(html).toContain(`<link rel="stylesheet" href="http://${host}${PREFIX}/ui/agent/entrypoint.css" />`);
     expect(html).toContain(
-      `<script src="http://${host}${PREFIX}/ui/agent/entrypoint.js" onload="__LGUI_agent.render(&quot;weather&quot;, &quot;{{shadowRootId}}&quot;)"></script>`,
+      `<script src="http://${host}${PREFIX}/ui/agent/entrypoint.js" onload='__LGUI_agent.render("weather", "{{shadowRootId}}")'></script>`,
     );
 
     const script = await fetch(`http://${host}${PREFIX}/ui/agent/entrypoint.js`);
@@ -124,6 +124,26 @@ describe("generative UI over the API", () => {
     // Shared and React modules come from the page, not the bundle.
     expect(code).not.toContain("Sunny all day");
     expect(code).toContain("@gantry-test/greeting");
+  });
+
+  // The reference's "generative ui": a `ui` entry under a name that is no graph id (an alias) has
+  // its own bundle, global and fragment, as the official server writes it.
+  it("generative ui: the fragment for an alias loads /ui/<alias>/entrypoint.js and calls __LGUI_<alias>.render", async () => {
+    const client = new Client({ apiUrl: server.url });
+    const { host } = new URL(server.url);
+    const ui = await client["~ui"].getComponent("agent-alias", "weather-component");
+    expect(ui).toContain(
+      `<script src="http://${host}${PREFIX}/ui/agent-alias/entrypoint.js" onload='__LGUI_agent_alias.render("weather-component", "{{shadowRootId}}")'></script>`,
+    );
+    const src = /src="(?<src>[^"]+)"/.exec(ui)?.groups?.src;
+    expect(src).toBe(`http://${host}${PREFIX}/ui/agent-alias/entrypoint.js`);
+    expect(await (await fetch(src!)).text()).toContain("var __LGUI_agent_alias");
+    await expect(client["~ui"].getComponent("non-existent", "none")).rejects.toThrow(/HTTP 404/);
+  });
+
+  it("a component name with quotes stays inside the onload attribute", async () => {
+    const html = await (await post("/ui/agent", { name: `it's "here" & <there>` })).text();
+    expect(html).toContain(`onload='__LGUI_agent.render("it&#39;s \\"here\\" &amp; &lt;there&gt;", "{{shadowRootId}}")'`);
   });
 
   it("finds the graph from an assistant's ID too", async () => {

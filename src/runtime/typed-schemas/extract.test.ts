@@ -8,6 +8,7 @@ import { type Extraction, extractTypedSchemas, type TypedSchemas } from "./extra
 const FIXTURES = resolve(fileURLToPath(new URL("../../../test/fixtures", import.meta.url)));
 const SUPPORT = resolve(FIXTURES, "typed-schemas/src/support.ts");
 const ANNOTATED = resolve(FIXTURES, "graphs/src/annotated.ts");
+const DRAFTING = resolve(FIXTURES, "typed-schemas/src/drafting.ts");
 
 describe("schemas read from a graph's TypeScript types", () => {
   let extraction: Extraction;
@@ -22,6 +23,7 @@ describe("schemas read from a graph's TypeScript types", () => {
     extraction = extractTypedSchemas([
       { graphId: "support", file: SUPPORT, exportName: "graph" },
       { graphId: "annotated", file: ANNOTATED, exportName: "graph" },
+      { graphId: "drafting", file: DRAFTING, exportName: "graph" },
       { graphId: "missing", file: ANNOTATED, exportName: "nothingHere" },
     ]);
   }, 300_000);
@@ -72,6 +74,14 @@ describe("schemas read from a graph's TypeScript types", () => {
     expect(Object.keys(propertiesOf(namespaces.research!.state)).sort()).toEqual(["depth", "messages", "queries", "sources"]);
     expect(Object.keys(propertiesOf(namespaces["research|search"]!.input)).sort()).toEqual(["queries", "sources"]);
     expect(namespaces.research!.config).toBeNull();
+  });
+
+  it("reads a graph exported as a promise, and subgraphs compiled where they become nodes", () => {
+    const namespaces = namespacesOf("drafting");
+    expect(Object.keys(namespaces).sort()).toEqual(["", "review", "review|edit"]);
+    expect(propertiesOf(namespaces[""]!.state)).toEqual({ lines: { type: "array", items: { type: "string" } }, topic: { type: "string" } });
+    expect(propertiesOf(namespaces.review!.state).verdict).toEqual({ type: "string", enum: ["accept", "revise"] });
+    expect(propertiesOf(namespaces["review|edit"]!.state).pass).toEqual({ type: "string", enum: ["copy", "style"] });
   });
 
   it("keeps separate input and output annotations apart from the state", () => {

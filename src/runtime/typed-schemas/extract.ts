@@ -80,8 +80,8 @@ function extractGraph(program: ts.Program, target: ExtractTarget): Record<string
   const namespaces: Record<string, TypedSchemas> = { "": schemasOf(checker, converter, root) };
   const declaration = exported.valueDeclaration;
   if (declaration && ts.isVariableDeclaration(declaration)) {
-    for (const { namespace, declaration: sub } of findSubgraphs(checker, declaration)) {
-      const compiled = compiledGraphOf(checker, checker.getTypeAtLocation(sub.name));
+    for (const { namespace, node } of findSubgraphs(checker, declaration)) {
+      const compiled = compiledGraphOf(checker, checker.getTypeAtLocation(node));
       if (compiled) namespaces[namespace] = schemasOf(checker, converter, compiled);
     }
   }
@@ -122,9 +122,12 @@ function configSchema(checker: ts.TypeChecker, converter: TypeSchemaConverter, d
   return fields.length > 0 ? converter.rootObject(fields) : null;
 }
 
-/** The compiled graph a graph export stands for: itself, what a factory returns, or what compile() makes. */
+/**
+ * The compiled graph a graph export stands for: itself, what a promise of one resolves to, what a
+ * factory returns, or what compile() makes.
+ */
 function compiledGraphOf(checker: ts.TypeChecker, type: ts.Type): ts.Type | undefined {
-  let current = type;
+  let current = checker.getAwaitedType(type) ?? type;
   const factory = current.getCallSignatures()[0];
   if (factory && !isCompiledGraphType(checker, current)) current = checker.getAwaitedType(factory.getReturnType()) ?? factory.getReturnType();
   if (isCompiledGraphType(checker, current)) return current;

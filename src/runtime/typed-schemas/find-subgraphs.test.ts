@@ -49,13 +49,32 @@ describe("finding subgraphs in the source", () => {
     expect(namespaces.sort()).toEqual(["other", "wrapped"]);
   });
 
-  it("skips a graph built inline as a node, rather than taking a graph its nodes use for it", () => {
+  it("counts a graph built inline as a node under its own name, with the graphs its nodes use below it", () => {
     const namespaces = namespacesOf(`
       const inner = new Builder<{ q: string }>().compile();
       export const graph = new Builder<{ q: string }>()
         .addNode("inline", new Builder<{ q: string }>().addNode("deep", inner).compile())
         .compile();
     `);
-    expect(namespaces).toEqual([]);
+    expect(namespaces).toEqual(["inline", "inline|deep"]);
+  });
+
+  it("reads through a graph exported as a promise made by an arrow function called in place", () => {
+    const namespaces = namespacesOf(`
+      const child = new Builder<{ q: string }>().compile();
+      const builder = new Builder<{ q: string }>().addNode("child", child);
+      export const graph = (async () => builder.compile())();
+    `);
+    expect(namespaces).toEqual(["child"]);
+  });
+
+  it("follows a builder compiled right where it becomes a node, as the reference's nested test graph does", () => {
+    const namespaces = namespacesOf(`
+      const child = new Builder<{ c: string }>().addNode("c_one", () => ({}));
+      const parent = new Builder<{ p: string }>().addNode("p_one", () => ({})).addNode("p_two", child.compile());
+      const grandParent = new Builder<{ g: string }>().addNode("gp_one", () => ({})).addNode("gp_two", parent.compile());
+      export const graph = grandParent.compile();
+    `);
+    expect(namespaces).toEqual(["gp_two", "gp_two|p_two"]);
   });
 });

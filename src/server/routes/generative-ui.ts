@@ -49,9 +49,10 @@ export function generativeUiRoutes(deps: { ui: GenerativeUiFiles; assistants: As
         const script = files.find((f) => extname(f.basename) === ".js");
         if (script) {
           // The bundle defines this global (the bundler names it after the graph); {{shadowRootId}}
-          // is filled in by LoadExternalComponent.
+          // is filled in by LoadExternalComponent. Single-quoted, so the script reads as the
+          // official server writes it: pages and tests match that markup as text.
           const render = `${bundleGlobal(graphId)}.render(${JSON.stringify(body.name)}, "{{shadowRootId}}")`;
-          html.push(`<script src="${escapeAttribute(base + script.basename)}" onload="${escapeAttribute(render)}"></script>`);
+          html.push(`<script src="${escapeAttribute(base + script.basename)}" onload='${escapeAttribute(render, { keepDoubleQuotes: true })}'></script>`);
         }
         return c.body(html.join("\n"), 200, { "content-type": "text/html; charset=utf-8" });
       },
@@ -83,6 +84,8 @@ function bundleGlobal(graphId: string): string {
   return `__LGUI_${graphId.replace(/[^a-zA-Z0-9]/g, "_")}`;
 }
 
-function escapeAttribute(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/'/g, "&#39;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+/** Escapes text for an attribute value; `keepDoubleQuotes` for a value in single quotes. */
+function escapeAttribute(text: string, options: { keepDoubleQuotes?: boolean } = {}): string {
+  const escaped = text.replace(/&/g, "&amp;").replace(/'/g, "&#39;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return options.keepDoubleQuotes ? escaped : escaped.replace(/"/g, "&quot;");
 }

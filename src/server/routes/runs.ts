@@ -5,13 +5,14 @@ import type { RunCreate } from "../../domain/run-request.js";
 import type { Run } from "../../domain/records.js";
 import type { RunOutputService } from "../../domain/run-output.js";
 import type { RunService } from "../../domain/runs.js";
+import { GantryError } from "../../errors.js";
 import { accessOf, type AppEnv } from "../app-env.js";
 import { keepAliveJson } from "../keepalive-json.js";
 import { requestHeader, requestHeaders, setAnswerHeader } from "../node-request.js";
 import { project } from "../paging.js";
 import { route, type RouteSpec } from "../route.js";
 import { BulkCancelBody, CancelQuery, JoinQuery, JoinStreamQuery, RunBatch, RunCreateStateful, RunCreateStateless, RunListQuery } from "../schemas/runs.js";
-import { parseLastEventId, sseResponse } from "../sse.js";
+import { parseLastEventId, type SseEvent, sseResponse } from "../sse.js";
 import { uuidParam } from "../validation.js";
 
 const TAG = "Runs";
@@ -156,10 +157,11 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
       summary: "Join a run's event stream (Last-Event-ID resumes; -1 replays a resumable run)",
       query: JoinStreamQuery,
       listQuery: ["stream_mode"],
-      responses: { 200: "Server-sent events", 404: "Not found", 422: "Invalid id or query" },
+      responses: { 200: "Server-sent events; a run not found (or not the caller's) is one `error` event saying 404", 422: "Invalid id or query" },
       handler: async (c, { query }) => {
-        const run = await runs.get(uuidParam(c, "thread_id"), uuidParam(c, "run_id"), accessOf(c));
-        return joinStream(c, run, false, query);
+        const threadId = uuidParam(c, "thread_id");
+        const runId = uuidParam(c, "run_id");
+        return joinStream(c, () => runs.get(threadId, runId, accessOf(c)), false, query);
       },
     }),
     route({
@@ -168,7 +170,12 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
       tag: TAG,
       summary: "Cancel a run (action interrupt or rollback; wait=1 answers when it has stopped)",
       query: CancelQuery,
-      responses: { 202: "Cancel requested", 204: "Cancelled (wait=1)", 404: "Not found", 409: "The run has already finished", 422: "Invalid query" },
+      responses: {
+        202: "Cancel requested (a finished run is left as it is)",
+        204: "Cancelled or already finished (wait=1)",
+        404: "Not found",
+        422: "Invalid query",
+      },
       handler: async (c, { query }) => {
         const threadId = uuidParam(c, "thread_id");
         const run = await runs.cancel(threadId, uuidParam(c, "run_id"), query.action ?? "interrupt", accessOf(c));
@@ -244,12 +251,32 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
       summary: "Join a stateless run's event stream",
       query: JoinStreamQuery,
       listQuery: ["stream_mode"],
-      responses: { 200: "Server-sent events", 404: "Not found", 422: "Invalid id or query" },
-      handler: async (c, { query }) => joinStream(c, await runs.get(undefined, uuidParam(c, "run_id"), accessOf(c)), true, query),
+      responses: { 200: "Server-sent events; a run not found (or not the caller's) is one `error` event saying 404", 422: "Invalid id or query" },
+      handler: async (c, { query }) => {
+        const runId = uuidParam(c, "run_id");
+        return joinStream(c, () => runs.get(undefined, runId, accessOf(c)), true, query);
+      },
     }),
   ];
 
-  function joinStream(c: Context<AppEnv>, run: Run, stateless: boolean, query: { cancel_on_disconnect?: boolean; stream_mode?: string[] }) {
+  /**
+   * Joining opens the stream before the run is looked up, as on the official servers: a run that
+   * is not there, or not the caller's, is a stream of one `error` event whose message starts with
+   * 404 (what their clients, and the reference's tests, look for), not an HTTP 404.
+   */
+  async function joinStream(
+    c: Context<AppEnv>,
+    lookUp: () => Promise<Run>,
+    stateless: boolean,
+    query: { cancel_on_disconnect?: boolean; stream_mode?: string[] },
+  ) {
+    let run: Run;
+    try {
+      run = await lookUp();
+    } catch (err) {
+      if (!(err instanceof GantryError) || err.kind !== "not_found") throw err;
+      return sseResponse(c, notFoundEvent(err));
+    }
     const lastEventId = parseLastEventId(requestHeader(c, "last-event-id"));
     return stream(c, run, {
       stateless,
@@ -258,4 +285,8 @@ export function runRoutes(deps: RunRouteDeps): RouteSpec[] {
       cancelOnDisconnect: query.cancel_on_disconnect ?? false,
     });
   }
+}
+
+async function* notFoundEvent(err: GantryError): AsyncGenerator<SseEvent> {
+  yield { event: "error", data: { error: "NotFound", message: `404: ${err.message}` } };
 }
