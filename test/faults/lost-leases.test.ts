@@ -35,6 +35,22 @@ describeFaults("fault suite: workers that lost their lease", () => {
     );
   }
 
+  /** Resolves once every thread's run has a step finished by a later attempt, or after `boundMs`. */
+  async function takenOverOrAfter(threads: Array<{ thread_id: string }>, other: Replica, boundMs: number): Promise<void> {
+    const bound = holdFault(boundMs).then(() => undefined);
+    const takenOver = until(
+      "the runs to be taken over",
+      async () => {
+        const listed = await Promise.all(threads.map((t) => other.client.runs.list(t.thread_id)));
+        if (!listed.every((l) => l.length === 1)) return undefined;
+        const executions = await Promise.all(listed.map((l) => cluster.executions(l[0]!.run_id)));
+        return executions.every((e) => e.some((x) => x.attempt > 1)) ? true : undefined;
+      },
+      boundMs,
+    ).catch(() => undefined);
+    await Promise.race([bound, takenOver]);
+  }
+
   it("lets the other replica finish the runs of a replica frozen past its lease, and the thawed one writes nothing more", async () => {
     const stepMs = 600;
     await clusterReady(cluster);
@@ -112,8 +128,10 @@ describeFaults("fault suite: workers that lost their lease", () => {
         stalled.client.runs.create(t.thread_id, GRAPH, { input: { label: `stalled${i}` }, config: { configurable: { step_ms: stepMs } } }),
       );
       for (const c of creations) c.catch(() => {});
-      // The stall outlasts a lease, its sweep and a claim elsewhere.
-      await holdFault(2 * LEASE_MS + SWEEP_MS);
+      // The stall outlasts the lease. It ends once the other replica has taken the runs over and is
+      // executing them, the worst moment for the stalled one to start them too; or, if nobody takes
+      // them over (their lease is kept), after a lapse, a sweep and a claim elsewhere would have had time.
+      await takenOverOrAfter(threads, other, 2 * LEASE_MS + SWEEP_MS);
     } finally {
       stalled.toRedis.resume();
     }

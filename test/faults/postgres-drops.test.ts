@@ -67,27 +67,24 @@ describeFaults("fault suite: PostgreSQL drops under two replicas", () => {
   }
 
   it("keeps both replicas up through fast shutdowns and cut connections, finishes every run, and re-runs no finished step", async () => {
+    const restart = async () => {
+      await cluster.postgres.stop();
+      await cluster.postgres.start();
+    };
+    const cut = (how: "close" | "reset") => async () => {
+      for (const replica of cluster.replicas) replica.toPostgres.cutAll(how);
+    };
     const faults = [
-      {
-        name: "fast shutdown and restart",
-        inject: async () => {
-          await cluster.postgres.stop();
-          await cluster.postgres.start();
-        },
-      },
-      {
-        name: "connections cut by the proxy",
-        inject: async () => {
-          for (const replica of cluster.replicas) replica.toPostgres.cutAll();
-        },
-      },
+      { name: "fast shutdown and restart", inject: restart },
+      { name: "connections reset by the proxy", inject: cut("reset") },
+      { name: "fast shutdown and restart", inject: restart },
+      { name: "connections closed by the proxy", inject: cut("close") },
     ];
     const exits: string[] = [];
     const recoveryMs: number[] = [];
     const results: Judged[] = [];
-    const trials = 4;
-    for (let trial = 0; trial < trials; trial++) {
-      const fault = faults[trial % faults.length]!;
+    const trials = faults.length;
+    for (const [trial, fault] of faults.entries()) {
       const runs = await runsUnderWay(`drop${trial}`);
       await fault.inject();
       const faultOver = performance.now();
