@@ -65,12 +65,17 @@ async function statusFromAny(replicas: Replica[], ref: RunRef): Promise<Run["sta
   return undefined;
 }
 
-/** Waits until every replica reports itself ready (both dependencies reachable) at `/ok`. */
+/** Readiness: PostgreSQL and Redis both reachable (`/ok` asks them with check_db=1; under `gantry serve` before branch `health`, always). */
+export const READINESS_PATH = "/ok?check_db=1";
+
+/** Waits until every replica reports itself ready. */
 export async function clusterReady(cluster: FaultCluster, deadlineMs = 30_000): Promise<void> {
   await until(
-    "every replica to answer /ok with 200",
+    `every replica to answer ${READINESS_PATH} with 200`,
     async () => {
-      const statuses = await Promise.all(cluster.replicas.map((r) => fetch(`${r.url}/ok`, { signal: AbortSignal.timeout(5_000) }).then((res) => res.status)));
+      const statuses = await Promise.all(
+        cluster.replicas.map((r) => fetch(`${r.url}${READINESS_PATH}`, { signal: AbortSignal.timeout(5_000) }).then((res) => res.status)),
+      );
       return statuses.every((s) => s === 200) ? true : undefined;
     },
     deadlineMs,

@@ -6,15 +6,10 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { CUSTOM_EVENTS } from "../fixtures/faults/src/recorded-chain.js";
 import { openFaultCluster, GRAPH, type FaultCluster, type Replica } from "./fault-cluster.js";
 import { NODES } from "./executions.js";
-import { clusterReady, describeFaults, reportFigures, runsEnd, until } from "./observe.js";
+import { clusterReady, describeFaults, READINESS_PATH, reportFigures, runsEnd, until } from "./observe.js";
 
-/** Readiness: both dependencies reachable. */
-const READINESS_PATH = "/ok";
-/**
- * Liveness: the process alone. Issue 31 item 5 has branch `health` choosing its path; until it is
- * merged this names the candidate, and the liveness assertions fail on a server without it.
- */
-const LIVENESS_PATH = "/live";
+/** Liveness: the process alone (branch `health`, issue 31 item 5: `/ok` without check_db). */
+const LIVENESS_PATH = "/ok";
 const PROBE_BUDGET_MS = 1_000;
 const READER_DEADLINE_MS = 30_000;
 
@@ -41,16 +36,21 @@ const customIndices = (parts: Part[]) => parts.filter((p) => p.event === "custom
 /**
  * How a reader's stream ended. Complete: every custom event from `firstIndex` on and the final
  * values of the whole graph. Otherwise it must say so (an `error` event, or a failed request); a
- * stream that just ends is short.
+ * stream that just ends is short. Custom events live only in the event log, so a server that lost
+ * them can complete a reader's values from the checkpoint but owes a reader of custom events an error.
  */
-function ending(read: Read, firstIndex: number): Ending {
-  if ((read.thrown as { name?: string } | undefined)?.name === "TimeoutError") return "hung";
+function ending(read: Read, firstIndex: number): { ending: Ending; missing: string[] } {
   const seen = new Set(customIndices(read.parts));
   const expected = Array.from({ length: CUSTOM_EVENTS - firstIndex }, (_, k) => firstIndex + k);
   const last = read.parts.filter((p) => p.event === "values").at(-1)?.data as { done?: string[] } | undefined;
-  if (expected.every((i) => seen.has(i)) && JSON.stringify(last?.done) === JSON.stringify(NODES)) return "complete";
-  if (read.thrown || read.parts.some((p) => p.event === "error")) return "error";
-  return "short";
+  const missing = [
+    ...expected.filter((i) => !seen.has(i)).map((i) => `custom ${i}`),
+    ...(JSON.stringify(last?.done) === JSON.stringify(NODES) ? [] : ["final values"]),
+  ];
+  if ((read.thrown as { name?: string } | undefined)?.name === "TimeoutError") return { ending: "hung", missing };
+  if (missing.length === 0) return { ending: "complete", missing };
+  if (read.thrown || read.parts.some((p) => p.event === "error")) return { ending: "error", missing };
+  return { ending: "short", missing };
 }
 
 async function timed(url: string, path: string): Promise<{ status: number | "no answer"; ms: number; retryAfter: string | null }> {
@@ -77,7 +77,7 @@ describeFaults("fault suite: Redis restarts and health, default lease timings", 
 
   it("ends a followed or rejoined stream with an error or in full when Redis restarts empty mid-stream, never short", async () => {
     const trials = 2;
-    const endings: Record<string, Ending[]> = { joined: [], rejoined: [] };
+    const endings: Record<string, Array<{ ending: Ending; missing: string[] }>> = { joined: [], rejoinedDuring: [], rejoinedAfter: [] };
     const statuses: string[] = [];
     const recoveryMs: number[] = [];
     for (let trial = 0; trial < trials; trial++) {
@@ -121,20 +121,31 @@ describeFaults("fault suite: Redis restarts and health, default lease timings", 
           }
         })(),
       );
-      await until("the follower to catch up with the run", async () => (customIndices(followerParts).length >= 3 ? true : undefined));
-
+      // Redis restarts once the run has written events the dropped client has not read (3 and 4).
+      await until("the run to emit two events past the drop", async () => (customIndices(followerParts).length >= 5 ? true : undefined));
       await cluster.redis.restart();
       const restarted = performance.now();
-      const rejoined = await readAll(
-        other.client.runs.joinStream(run.thread_id, run.run_id, { lastEventId, streamMode: [...streamMode], signal: AbortSignal.timeout(READER_DEADLINE_MS) }),
-      );
-      endings.joined!.push(ending(await following, 0));
-      endings.rejoined!.push(ending(rejoined, 3));
+      const rejoin = () =>
+        readAll(
+          other.client.runs.joinStream(run.thread_id, run.run_id, {
+            lastEventId,
+            streamMode: [...streamMode],
+            signal: AbortSignal.timeout(READER_DEADLINE_MS),
+          }),
+        );
+      // The dropped client rejoins on the other replica while the run goes on, or only after it has ended.
+      const rejoinedDuring = await rejoin();
       statuses.push(...(await runsEnd(cluster, [run], READER_DEADLINE_MS)));
       recoveryMs.push(Math.round(performance.now() - restarted));
+      const rejoinedAfter = await rejoin();
+      endings.joined!.push(ending(await following, 0));
+      endings.rejoinedDuring!.push(ending(rejoinedDuring, 3));
+      endings.rejoinedAfter!.push(ending(rejoinedAfter, 3));
     }
     const exits = await cluster.replaceExited();
-    const all = [...endings.joined!, ...endings.rejoined!];
+    const all = Object.values(endings)
+      .flat()
+      .map((e) => e.ending);
     reportFigures("Redis restarted empty mid-stream", {
       trials,
       runs: trials,
