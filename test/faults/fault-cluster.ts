@@ -63,7 +63,7 @@ export interface FaultCluster {
   byOwner(runId: string): Promise<[owner: Replica, other: Replica]>;
   /** The replica whose process has this pid. */
   byPid(pid: number): Replica;
-  /** Replaces every replica that no longer answers; returns the names of those that had exited. */
+  /** Replaces every replica that no longer answers; returns, for each that had exited, its name and first error line. */
   replaceExited(): Promise<string[]>;
   dispose(): Promise<void>;
 }
@@ -172,7 +172,12 @@ export async function openFaultCluster(env: Record<string, string> = {}): Promis
       const exited: string[] = [];
       for (const [i, replica] of replicas.entries()) {
         if (await replica.answers()) continue;
-        exited.push(replica.name);
+        // What it said last: an exit must be explained at error level, and an uncaught throw shows here.
+        const reason = replica.gantry
+          .output()
+          .split("\n")
+          .find((line) => /^\w*Error\b|"level":"(error|fatal)"/.test(line));
+        exited.push(`${replica.name} (${reason?.slice(0, 200) ?? "no error line"})`);
         await replica.gantry.stop();
         replicas[i] = await startReplica(replica.name, replica.toPostgres, replica.toRedis);
       }

@@ -8,7 +8,11 @@ import { extraExecutions, missingNodes, repeatsBeyondStepUnderWay } from "./exec
 import { clusterReady, describeFaults, holdFault, reportFigures, runsEnd, until, type RunRef } from "./observe.js";
 
 const STEP_MS = 300;
-const RUNS_PER_REPLICA = 2;
+const RUNS_PER_REPLICA = 3;
+const CUTS_PER_TRIAL = 5;
+const CHURN_STEP_MS = 20;
+const CHURN_RUNS_PER_REPLICA = 40;
+const CUT_INTERVAL_MS = 150;
 const RUN_DEADLINE_MS = 45_000;
 
 interface Judged {
@@ -51,6 +55,39 @@ describeFaults("fault suite: PostgreSQL drops under two replicas", () => {
     return runs;
   }
 
+  /**
+   * Short runs created back to back through each replica until stopped: run creations and finishes
+   * hold a connection across a transaction's statements, the moment a drop must not turn into a
+   * process exit. Returns the runs that were created (a creation refused during the fault is not).
+   */
+  function churn(label: string): { created(): number; stop(): Promise<RunRef[]> } {
+    const created: RunRef[] = [];
+    let stopping = false;
+    const loops = cluster.replicas.map(async (replica) => {
+      for (let i = 0; !stopping && i < CHURN_RUNS_PER_REPLICA; i++) {
+        try {
+          const thread = await replica.client.threads.create();
+          const run = await replica.client.runs.create(thread.thread_id, GRAPH, {
+            input: { label: `${label}-churn-${replica.name}${i}` },
+            config: { configurable: { step_ms: CHURN_STEP_MS } },
+          });
+          created.push({ thread_id: thread.thread_id, run_id: run.run_id });
+        } catch {
+          // Refused while the database is away: the loop goes on, as a client retrying would.
+          await holdFault(CHURN_STEP_MS);
+        }
+      }
+    });
+    return {
+      created: () => created.length,
+      async stop() {
+        stopping = true;
+        await Promise.all(loops);
+        return created;
+      },
+    };
+  }
+
   async function judge(runs: RunRef[], statuses: string[]): Promise<Judged> {
     const judged: Judged = { runs: runs.length, failedRuns: [], stepsExecutedTwice: 0, runsRepeatingFinishedSteps: 0, repeats: [] };
     for (const [i, ref] of runs.entries()) {
@@ -71,8 +108,12 @@ describeFaults("fault suite: PostgreSQL drops under two replicas", () => {
       await cluster.postgres.stop();
       await cluster.postgres.start();
     };
+    // A flapping network: each cut is one more chance to catch a client checked out between two statements.
     const cut = (how: "close" | "reset") => async () => {
-      for (const replica of cluster.replicas) replica.toPostgres.cutAll(how);
+      for (let i = 0; i < CUTS_PER_TRIAL; i++) {
+        if (i > 0) await holdFault(CUT_INTERVAL_MS);
+        for (const replica of cluster.replicas) replica.toPostgres.cutAll(how);
+      }
     };
     const faults = [
       { name: "fast shutdown and restart", inject: restart },
@@ -84,18 +125,26 @@ describeFaults("fault suite: PostgreSQL drops under two replicas", () => {
     const recoveryMs: number[] = [];
     const results: Judged[] = [];
     const trials = faults.length;
+    const exitsByFault: string[] = [];
     for (const [trial, fault] of faults.entries()) {
-      const runs = await runsUnderWay(`drop${trial}`);
+      await clusterReady(cluster);
+      const load = churn(`drop${trial}`);
+      const underWay = await runsUnderWay(`drop${trial}`);
+      await until("short runs to be coming and going", async () => (load.created() >= 2 * cluster.replicas.length ? true : undefined));
+      const exitsBefore = exits.length;
       await fault.inject();
       const faultOver = performance.now();
+      const runs = [...underWay, ...(await load.stop())];
       const statuses = await runsEnd(cluster, runs, RUN_DEADLINE_MS, { exits });
       recoveryMs.push(Math.round(performance.now() - faultOver));
       exits.push(...(await cluster.replaceExited()));
+      exitsByFault.push(`${fault.name}: ${exits.length - exitsBefore}`);
       results.push(await judge(runs, statuses));
     }
     const failedRuns = results.flatMap((r) => r.failedRuns);
     const repeats = results.flatMap((r) => r.repeats);
     reportFigures("PostgreSQL drops", {
+      exits_per_fault: exitsByFault,
       trials,
       runs: results.reduce((n, r) => n + r.runs, 0),
       failed_runs: failedRuns.length,
