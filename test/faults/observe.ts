@@ -25,6 +25,8 @@ export interface RunsEndOptions {
   exits?: string[];
   /** Ask only these replicas (the others may be frozen). */
   via?: Replica[];
+  /** At the deadline, answer "unfinished" for runs still going instead of failing: the scenario reports them. */
+  orUnfinished?: boolean;
 }
 
 /**
@@ -45,6 +47,7 @@ export async function runsEnd(cluster: FaultCluster, runs: RunRef[], deadlineMs:
       options.exits.push(...(await cluster.replaceExited()));
       lastExitCheck = Date.now();
     }
+    if (Date.now() > deadline && options.orUnfinished) return runs.map((r) => statuses.get(r.run_id) ?? "unfinished");
     if (Date.now() > deadline) {
       const pending = runs.filter((r) => !statuses.has(r.run_id)).map((r) => r.run_id);
       throw new Error(`Runs did not end within ${deadlineMs / 1000} s: ${pending.join(", ")}`);
