@@ -177,7 +177,8 @@ export async function openFaultCluster(env: Record<string, string> = {}): Promis
           .output()
           .split("\n")
           .find((line) => /^\w*Error\b|"level":"(error|fatal)"/.test(line));
-        exited.push(`${replica.name} (${reason?.slice(0, 200) ?? "no error line"})`);
+        const lastWords = replica.gantry.output().trim().split("\n").slice(-2).join(" | ");
+        exited.push(`${replica.name} (${(reason ?? `no error line; last: ${lastWords}`).slice(0, 300)})`);
         await replica.gantry.stop();
         replicas[i] = await startReplica(replica.name, replica.toPostgres, replica.toRedis);
       }
