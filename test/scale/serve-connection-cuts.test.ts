@@ -88,13 +88,17 @@ await describeWithPostgresAndRedis("gantry serve while its PostgreSQL connection
     const threads = await Promise.all(Array.from({ length: RUNS_PER_CUT }, () => client.threads.create()));
     const runs: Array<{ thread_id: string; run_id: string }> = [];
     let refused = 0;
+    // A replica that died under a cut shows why in its last lines (stderr: Node's crash dump).
+    const withItsOutput = (err: unknown) => {
+      throw new Error(`${(err as Error).message}\nThe replica's last output:\n${replica.output().slice(-3_000)}`);
+    };
     for (let cut = 0; cut < CUTS; cut++) {
       for (const thread of threads) {
         const run = await eventually("the replica to accept a run", async () => {
           const created = await whenAnswered(() => client.runs.create(thread.thread_id, "steps", { input, multitaskStrategy: "enqueue" }));
           if (!created) refused += 1;
           return created;
-        });
+        }).catch(withItsOutput);
         runs.push({ thread_id: thread.thread_id, run_id: run.run_id });
       }
       // Cut while a run executes and the replica holds connections: statements, checkpoint
