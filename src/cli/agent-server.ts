@@ -38,7 +38,7 @@ import { serveWebSocketUpgrades } from "../server/websocket-upgrade.js";
 import { requireRevisionToken } from "../server/revision-token.js";
 import type { UserApp } from "../server/user-app.js";
 import { registerSdkLogger } from "../runtime/sdk-logger.js";
-import { healthResponse } from "../server/routes/meta.js";
+import { healthCheck } from "../server/routes/meta.js";
 import { openStorage } from "../storage/open-storage.js";
 import type { Storage } from "../storage/ports.js";
 import { startStoreTtlSweeper } from "../sweepers/store-ttl.js";
@@ -333,12 +333,13 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   };
 }
 
-/** `--role worker`: no API, only /ok for the orchestrator's health checks. */
+/** `--role worker`: no API, only /ok (liveness, or readiness with check_db=1) for the orchestrator. */
 function healthOnlyApp(storage: Storage, probes: HealthProbe[], prefix: string): Hono {
   const app = new Hono();
+  const check = healthCheck(storage, probes);
   app.get(`${prefix}/ok`, async (c) => {
-    const { body, status } = await healthResponse(storage, probes, true);
-    return c.json(body, status);
+    const { body, status, headers } = await check(["1", "true"].includes(c.req.query("check_db")?.toLowerCase() ?? ""));
+    return c.json(body, status, headers);
   });
   app.notFound((c) => c.json({ detail: `No route for ${c.req.method} ${c.req.path}: this process runs with --role worker (only /ok)` }, 404));
   return app;

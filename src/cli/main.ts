@@ -2,7 +2,9 @@
 // and a non-zero exit.
 import { parseArgs } from "node:util";
 import { StartupError } from "../errors.js";
+import { createLogger } from "../logging.js";
 import { GANTRY_VERSION } from "../version.js";
+import { exitWith, logProcessFaults } from "./process-faults.js";
 
 const USAGE = `Usage: gantry <command> [options]
 
@@ -85,6 +87,8 @@ async function main(argv: string[]): Promise<number> {
           ...(values["start-drained"] ? { startDrained: true } : {}),
         })
       : await (await import("./serve.js")).startServeServer({ ...common, ...(values.role !== undefined ? { role: values.role } : {}) });
+  // From here on a fault is logged as the server logs, LOG_LEVEL and LOG_JSON applied.
+  logProcessFaults(createLogger(server.config.log));
   await new Promise<void>((resolveStop) => {
     const stop = () => {
       process.off("SIGINT", stop);
@@ -103,17 +107,20 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
+// Until a command has read its configuration (LOG_LEVEL, LOG_JSON), faults go to a logger with
+// the same defaults: JSON lines unless stdout is a terminal.
+logProcessFaults(createLogger({ level: "info", json: !process.stdout.isTTY }));
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof StartupError) {
-      console.error(`gantry: ${err.message}`);
-    } else if (err instanceof TypeError && (err as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
+    if (err instanceof TypeError && (err as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
       console.error(`gantry: ${err.message}\n\n${USAGE}`);
       return process.exit(2);
-    } else {
-      console.error("gantry: unexpected failure:", err);
     }
-    process.exit(1);
+    // stderr keeps the one sentence a person at a terminal reads; the log gets it at error level.
+    if (err instanceof StartupError) console.error(`gantry: ${err.message}`);
+    else console.error("gantry: unexpected failure:", err);
+    exitWith("process stopped: start-up failed", { reason: err instanceof Error ? err.message : String(err), ...(err instanceof StartupError ? {} : { err }) });
   },
 );

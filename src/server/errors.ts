@@ -25,13 +25,27 @@ export function statusOf(kind: ErrorKind): (typeof STATUS_BY_KIND)[ErrorKind] {
   return STATUS_BY_KIND[kind];
 }
 
+/**
+ * Seconds a client should wait before asking again, for refusals a wait can cure. `unavailable` is
+ * PostgreSQL or Redis out of reach: a restarted one accepts connections again within a second or
+ * two, and the replica reconnects on the next request. (The official SDK retries 503 on its own
+ * schedule and ignores the header; load balancers and other clients read it.)
+ */
+const RETRY_AFTER_SECONDS: Partial<Record<ErrorKind, number>> = { unavailable: 2 };
+
+/** The Retry-After header for a refusal of this kind, or none. */
+export function retryAfter(kind: ErrorKind): Record<string, string> | undefined {
+  const seconds = RETRY_AFTER_SECONDS[kind];
+  return seconds === undefined ? undefined : { "Retry-After": String(seconds) };
+}
+
 export function errorHandler(log: Logger) {
   return function onError(err: Error, c: Context): Response {
     if (err instanceof ValidationFailure) {
       return c.json({ detail: err.issues }, statusOf(err.kind));
     }
     if (err instanceof GantryError) {
-      return c.json({ detail: err.message }, statusOf(err.kind));
+      return c.json({ detail: err.message }, statusOf(err.kind), retryAfter(err.kind));
     }
     if (err instanceof AuthRejection) {
       return c.json({ detail: err.message }, err.status as ContentfulStatusCode, err.headers);

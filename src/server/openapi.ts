@@ -78,6 +78,7 @@ export function buildOpenApi(
     paths[path][spec.method] = {
       tags: [spec.tag],
       summary: spec.summary,
+      ...(spec.description ? { description: spec.description } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(info.security?.openPaths.includes(spec.path) ? { security: [] } : {}),
       ...(spec.body ? { requestBody: { required: !spec.bodyOptional, content: { "application/json": { schema: toSchema(spec.body) } } } } : {}),

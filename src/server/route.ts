@@ -19,6 +19,8 @@ export interface RouteSpec {
   path: string;
   tag: string;
   summary: string;
+  /** A longer explanation for /openapi.json, where a summary cannot say enough. */
+  description?: string;
   body?: z.ZodType;
   /** When true the body may be absent (treated as {}); otherwise a missing body is validated as undefined. */
   bodyOptional?: boolean;
@@ -37,6 +39,7 @@ export function route<B extends z.ZodType | undefined = undefined, Q extends z.Z
   path: string;
   tag: string;
   summary: string;
+  description?: string;
   body?: B;
   bodyOptional?: boolean;
   query?: Q;

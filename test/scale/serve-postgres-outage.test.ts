@@ -1,4 +1,4 @@
-// A replica outlives a PostgreSQL restart: while the database is down `/ok` and the API answer 503
+// A replica outlives a PostgreSQL restart: while the database is down readiness and the API answer 503
 // naming it, the process stays up, and once PostgreSQL is back the replica reconnects by itself. A
 // run in flight when the database went away and one queued just before are not lost, and the
 // worker, the cron scheduler and the sweeper carry on. The test runs a PostgreSQL cluster of its
@@ -80,8 +80,8 @@ await describeWithRedis("gantry serve through a PostgreSQL restart", () => {
       const queued = await client.runs.create(queuedThread.thread_id, "slow", { input: { ms: 1, label: "queued" }, afterSeconds: 2 });
 
       await postgres!.stop();
-      const down = await eventually("/ok to report PostgreSQL down", async () => {
-        const response = await request(server.url, "GET", "/ok");
+      const down = await eventually("readiness (/ok?check_db=1) to report PostgreSQL down", async () => {
+        const response = await request(server.url, "GET", "/ok?check_db=1");
         return response.status === 503 ? response : undefined;
       });
       expect(down.json).toMatchObject({ ok: false, detail: expect.stringContaining("PostgreSQL"), services: { database: "unreachable", redis: "ok" } });
@@ -105,7 +105,11 @@ await describeWithRedis("gantry serve through a PostgreSQL restart", () => {
       );
 
       await postgres!.start();
-      await eventually("/ok to report healthy again", async () => ((await request(server.url, "GET", "/ok")).status === 200 ? true : undefined), 20_000);
+      await eventually(
+        "readiness to report healthy again",
+        async () => ((await request(server.url, "GET", "/ok?check_db=1")).status === 200 ? true : undefined),
+        20_000,
+      );
       expect(logLines(server, "PostgreSQL connection restored").length).toBeGreaterThan(0);
 
       expect(await joinedThroughOutage).toMatchObject({ log: ["in flight"] });

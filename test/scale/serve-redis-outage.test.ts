@@ -56,14 +56,18 @@ await describeWithPostgresAndRedis("gantry serve through a Redis restart", () =>
     expect(await client.runs.wait(null, "slow", { input: { ms: 1, label: "before" } })).toMatchObject({ log: ["before"] });
 
     await stopRedis(redis);
-    const down = await eventually("/ok to report Redis down", async () => {
-      const response = await request(replica.url, "GET", "/ok");
+    const down = await eventually("readiness (/ok?check_db=1) to report Redis down", async () => {
+      const response = await request(replica.url, "GET", "/ok?check_db=1");
       return response.status === 503 ? response : undefined;
     });
     expect(down.json).toMatchObject({ ok: false, detail: expect.stringContaining("Redis"), services: { database: "ok", redis: "unreachable" } });
 
     redis = await startRedis(port);
-    await eventually("/ok to report healthy again", async () => ((await request(replica.url, "GET", "/ok")).status === 200 ? true : undefined), 20_000);
+    await eventually(
+      "readiness to report healthy again",
+      async () => ((await request(replica.url, "GET", "/ok?check_db=1")).status === 200 ? true : undefined),
+      20_000,
+    );
     expect(await client.runs.wait(null, "slow", { input: { ms: 1, label: "after" } })).toMatchObject({ log: ["after"] });
     expect(replica.output()).toContain("Redis connection restored");
   }, 60_000);

@@ -121,9 +121,10 @@ await describeWithPostgresAndRedis("gantry serve: replicas behave as one server"
       expect(frames.some((f) => f.event === "values")).toBe(true);
     });
 
-    it("answers /ok with the database and Redis checked", async () => {
+    it("answers /ok from the process alone, and /ok?check_db=1 with the database and Redis checked", async () => {
       for (const replica of [a, b, w]) {
-        const response = await request(replica.url, "GET", "/ok");
+        expect(await request(replica.url, "GET", "/ok")).toMatchObject({ status: 200, json: { ok: true } });
+        const response = await request(replica.url, "GET", "/ok?check_db=1");
         expect(response).toMatchObject({ status: 200, json: { ok: true, services: { database: "ok", redis: "ok" } } });
       }
     });

@@ -5,6 +5,7 @@
 import { Redis } from "ioredis";
 import pg from "pg";
 import { deleteKeysWithPrefix } from "../../events/redis-keys.js";
+import { listenedClient } from "../../storage/postgres/connection-watch.js";
 import type { Logger } from "../../logging.js";
 import type { DeploymentData } from "./deployment-data.js";
 
@@ -30,7 +31,9 @@ export function databaseUrlFor(databaseUrl: string, database: string): string {
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 export function postgresData(options: PostgresDataOptions): DeploymentData {
-  const admin = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
+  // The clients' own listener keeps a connection dying mid-statement from ending the process (the
+  // statement fails by itself); the pool's logs one that dies idle.
+  const admin = new pg.Pool({ connectionString: options.databaseUrl, max: 2, Client: listenedClient(pg.Client, () => {}) });
   admin.on("error", (err) => options.log.warn("control-plane PostgreSQL connection error", { err: err.message }));
 
   return {
@@ -68,6 +71,8 @@ export function postgresData(options: PostgresDataOptions): DeploymentData {
 /** Event logs expire on their own; deleting them now means nothing of the deployment is left. */
 async function removeKeys(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, commandTimeout: 10_000 });
+  // Failed commands reject on their own; without a listener ioredis writes each error to stderr.
+  redis.on("error", () => {});
   try {
     await redis.connect();
     await deleteKeysWithPrefix(redis, prefix);

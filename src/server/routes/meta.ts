@@ -6,6 +6,7 @@ import { route, type RouteSpec } from "../route.js";
 import { z } from "zod";
 import { optional } from "../schemas/common.js";
 import { queryBool } from "../validation.js";
+import { retryAfter } from "../errors.js";
 
 const TAG = "System";
 
@@ -32,29 +33,46 @@ export interface HealthProbe {
   ping(): Promise<boolean>;
 }
 
-/**
- * With probes (`gantry serve`) every call asks the database and each probe, and answers 503 with a
- * detail naming what is unreachable, so a load balancer takes the replica out until it reconnects.
- * Without (`gantry dev`) only check_db=1 asks the database, and a failure answers 500.
- */
-export async function healthResponse(
-  storage: DatabaseHealth,
-  probes: HealthProbe[],
-  checkDb: boolean,
-): Promise<{ body: Record<string, unknown>; status: 200 | 500 | 503 }> {
-  if (!checkDb && probes.length === 0) return { body: { ok: true }, status: 200 };
-  const database: HealthProbe = { name: "database", label: storage.backend === "postgres" ? "PostgreSQL" : "SQLite", ping: () => storage.ping() };
-  const checks = [database, ...probes];
-  const results = await Promise.all(checks.map(async (probe) => ({ probe, up: await withinDeadline(probe.ping()) })));
-  const services = Object.fromEntries(results.map(({ probe, up }) => [probe.name, up ? "ok" : "unreachable"]));
-  const down = results.filter(({ up }) => !up).map(({ probe }) => probe.label);
-  if (down.length === 0) return { body: { ok: true, services }, status: 200 };
-  if (probes.length === 0) return { body: { ok: false, services }, status: 500 };
-  return { body: { ok: false, detail: `Unhealthy: cannot reach ${down.join(" and ")}`, services }, status: 503 };
+export interface HealthAnswer {
+  body: Record<string, unknown>;
+  status: 200 | 500 | 503;
+  headers?: Record<string, string>;
 }
 
-// A service that neither answers nor refuses (a network partition) counts as down, not as a hang.
-const PROBE_DEADLINE_MS = 3_000;
+/**
+ * `/ok` answers two questions, as the official servers do. Without check_db it is liveness: the
+ * process answers, so it is alive; nothing else is asked, and an orchestrator's liveness probe never
+ * restarts a replica because PostgreSQL or Redis is away (every replica shares them: restarting them
+ * all would not bring either back). With check_db=1 it is readiness: the database and each probe
+ * (Redis under `gantry serve`) are asked, and a 503 naming what is unreachable takes the replica out
+ * of a load balancer until it reconnects. `gantry dev` answers a failed check with 500, as the
+ * official dev server does.
+ */
+export function healthCheck(storage: DatabaseHealth, probes: HealthProbe[]): (checkDb: boolean) => Promise<HealthAnswer> {
+  const database: HealthProbe = { name: "database", label: storage.backend === "postgres" ? "PostgreSQL" : "SQLite", ping: () => storage.ping() };
+  const checks = [database, ...probes].map((probe) => ({ probe, ping: singleFlight(probe.ping) }));
+  return async (checkDb) => {
+    if (!checkDb) return { body: { ok: true }, status: 200 };
+    const results = await Promise.all(checks.map(async ({ probe, ping }) => ({ probe, up: await withinDeadline(ping()) })));
+    const services = Object.fromEntries(results.map(({ probe, up }) => [probe.name, up ? "ok" : "unreachable"]));
+    const down = results.filter(({ up }) => !up).map(({ probe }) => probe.label);
+    if (down.length === 0) return { body: { ok: true, services }, status: 200 };
+    if (probes.length === 0) return { body: { ok: false, services }, status: 500 };
+    return {
+      body: { ok: false, detail: `Unhealthy: cannot reach ${down.join(" and ")}`, services },
+      status: 503,
+      headers: retryAfter("unavailable"),
+    };
+  };
+}
+
+/**
+ * How long a readiness check waits for each service. A service that neither answers nor refuses (a
+ * partition, a stalled proxy) counts as down rather than holding the probe: orchestrators give a
+ * probe about a second. A healthy database answers in milliseconds; one whose pool is so busy that
+ * a ping waits half a second for a connection is a replica that should take no more traffic anyway.
+ */
+export const PROBE_DEADLINE_MS = 500;
 
 async function withinDeadline(ping: Promise<boolean>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -66,17 +84,45 @@ async function withinDeadline(ping: Promise<boolean>): Promise<boolean> {
   }
 }
 
+/**
+ * One ping in flight at a time: while a service hangs, each probe would otherwise leave one more
+ * ping waiting (a pooled connection, a queued Redis command) until the service answers.
+ */
+function singleFlight(ping: () => Promise<boolean>): () => Promise<boolean> {
+  let inFlight: Promise<boolean> | undefined;
+  return () => {
+    inFlight ??= ping()
+      .catch(() => false)
+      .finally(() => {
+        inFlight = undefined;
+      });
+    return inFlight;
+  };
+}
+
 export function healthRoute({ storage, probes = [] }: { storage: DatabaseHealth; probes?: HealthProbe[] }): RouteSpec {
+  const check = healthCheck(storage, probes);
+  const services = probes.length > 0 ? "PostgreSQL and Redis" : "the database";
   return route({
     method: "get",
     path: "/ok",
     tag: TAG,
-    summary: "Health check; with check_db=1 the database is asked too (always, under gantry serve, with Redis)",
+    summary: "Liveness, or with check_db=1 readiness",
+    description:
+      'Without check_db: liveness. It answers {"ok": true} from the process alone, asking no database or Redis, so it ' +
+      "suits an orchestrator's liveness probe. With check_db=1: readiness. It asks " +
+      services +
+      ` (each given ${PROBE_DEADLINE_MS} ms, so the answer comes within a second even while one hangs) and lists each under ` +
+      "`services`; for a load balancer's or a readiness probe." +
+      (probes.length > 0 ? " A service that cannot be reached answers 503 with Retry-After." : " A database that cannot be reached answers 500."),
     query: z.object({ check_db: optional(queryBool) }).strict(),
-    responses: { 200: "Healthy", 500: "The database cannot be reached", 503: "gantry serve: the database or Redis cannot be reached" },
+    responses:
+      probes.length > 0
+        ? { 200: "Alive; with check_db=1 also ready", 503: "check_db=1: PostgreSQL or Redis cannot be reached (Retry-After says when to ask again)" }
+        : { 200: "Alive; with check_db=1 also ready", 500: "check_db=1: the database cannot be reached" },
     handler: async (c, { query }) => {
-      const { body, status } = await healthResponse(storage, probes, query.check_db === true || probes.length > 0);
-      return c.json(body, status);
+      const { body, status, headers } = await check(query.check_db === true);
+      return c.json(body, status, headers);
     },
   });
 }

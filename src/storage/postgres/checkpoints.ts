@@ -20,6 +20,8 @@ export interface PostgresCheckpointOptions {
   schema: string;
   /** How the storage's pool connects (URL, search_path), for the one connection setup uses. */
   connection: pg.ClientConfig;
+  /** The storage's client class: connect timeout, and an error listener for the client's whole life. */
+  Client: typeof pg.Client;
   lockWaitMs?: number;
 }
 
@@ -36,8 +38,10 @@ export async function openPostgresCheckpoints(pool: pg.Pool, options: PostgresCh
  */
 async function setUpUnderLock(options: PostgresCheckpointOptions): Promise<void> {
   // No idle timeout: the connection must outlive the gaps between the queries below.
-  const setupPool = new pg.Pool({ ...options.connection, max: 1, idleTimeoutMillis: 0 });
-  // As on the storage's pool: a dropped idle connection must not end the process; the next query reports it.
+  const setupPool = new pg.Pool({ ...options.connection, max: 1, idleTimeoutMillis: 0, Client: options.Client });
+  // As on the storage's pool: a dropped idle connection must not end the process; the next query
+  // reports it. The saver's setup holds the connection checked out across its statements, where
+  // only the client's own listener (options.Client) stands between a cut and the process.
   setupPool.on("error", () => {});
   const waitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
   try {

@@ -7,7 +7,7 @@ import type { CheckpointStore } from "../checkpoint-ports.js";
 import type { Storage } from "../ports.js";
 import { postgresAssistants } from "./assistants.js";
 import { openPostgresCheckpoints } from "./checkpoints.js";
-import { watchConnections } from "./connection-watch.js";
+import { listenedClient, watchConnections } from "./connection-watch.js";
 import { postgresCrons } from "./crons.js";
 import { checkSchemaName, migratePostgres } from "./migrate.js";
 import { postgresRuns } from "./runs.js";
@@ -34,14 +34,15 @@ export interface PostgresOptions {
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
- * The pool's client class. The timeout goes on each client, not on the pool: there it would also
- * fail requests that only wait for a free connection under load, which is no outage. Every
- * statement sent is counted (pg sends one at a time per connection, so one statement is one round
- * trip), the checkpointer's included, since it shares the pool: /metrics shows the total. `name`
- * turns a statement into a named prepared one where it applies (shared by the pool's clients).
+ * The pool's client class, built on one that reports its connection's death. The timeout goes on
+ * each client, not on the pool: there it would also fail requests that only wait for a free
+ * connection under load, which is no outage. Every statement sent is counted (pg sends one at a
+ * time per connection, so one statement is one round trip), the checkpointer's included, since it
+ * shares the pool: /metrics shows the total. `name` turns a statement into a named prepared one
+ * where it applies (shared by the pool's clients).
  */
-function timedCountingClient(sent: { statements: number }, name: (args: unknown[]) => unknown[]): typeof pg.Client {
-  return class TimedClient extends pg.Client {
+function timedCountingClient(Base: typeof pg.Client, sent: { statements: number }, name: (args: unknown[]) => unknown[]): typeof pg.Client {
+  return class TimedClient extends Base {
     constructor(config?: pg.ClientConfig) {
       super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     }
@@ -66,23 +67,25 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
   const connection: pg.ClientConfig = { connectionString: options.url, options: schema ? `-c search_path=${schema}` : undefined };
   const sent = { statements: 0 };
+  const watch = watchConnections(options.log, describeTarget(options.url));
+  const Client = timedCountingClient(listenedClient(pg.Client, watch.lost), sent, options.preparedStatements === false ? (args) => args : statementNamer());
   const pool = new pg.Pool({
     ...connection,
     max: options.poolMax ?? 10,
-    Client: timedCountingClient(sent, options.preparedStatements === false ? (args) => args : statementNamer()),
+    Client,
     // Gantry's statements are short, and JIT only ever chose the store's vector scans, where
     // compiling 256 products took longer (about 0.3 s a search) than the interpreter's scoring.
     // pg-pool awaits this before handing a new connection out (a URL's `options` would override ours).
     onConnect: (client) => client.query("SET jit = off"),
   });
-  const watch = watchConnections(pool, options.log, describeTarget(options.url));
+  watch.observe(pool);
 
   let migrated: string[];
   let checkpoints: CheckpointStore;
   try {
     await checkReachable(pool, options.url);
     migrated = await migratePostgres(pool, { schema });
-    checkpoints = await openPostgresCheckpoints(pool, { schema: schema ?? (await currentSchema(pool)), connection });
+    checkpoints = await openPostgresCheckpoints(pool, { schema: schema ?? (await currentSchema(pool)), connection, Client });
   } catch (err) {
     await pool.end();
     throw err;

@@ -28,24 +28,55 @@ export async function run<R extends QueryResultRow>(db: Queryable, text: string,
   }
 }
 
+/** A transaction whose connection died before COMMIT was sent runs again once, on a fresh connection. */
+const TRANSACTION_ATTEMPTS = 2;
+
+/**
+ * Runs `work` between BEGIN and COMMIT on one pooled connection. A connection that failed while
+ * checked out (its error event, or a ROLLBACK that fails) is destroyed, never pooled again. When it
+ * died before COMMIT was sent, PostgreSQL has rolled the transaction back, so running it again is
+ * safe: a connection cut by a restart or a proxy costs the caller nothing if the database answers
+ * the second time. Once COMMIT was sent the outcome is unknown and the failure is the caller's.
+ * `work` may therefore run twice: it must only talk to the database through `client`.
+ */
 export async function transaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await attemptTransaction(pool, work);
+    if ("value" in outcome) return outcome.value;
+    if (!outcome.diedBeforeCommit || attempt >= TRANSACTION_ATTEMPTS) throw queryFailure(pool, outcome.err);
+  }
+}
+
+type Attempt<T> = { value: T } | { err: unknown; diedBeforeCommit: boolean };
+
+async function attemptTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<Attempt<T>> {
   const client = await pool.connect().catch((err: unknown) => {
     throw queryFailure(pool, err);
   });
-  let broken: Error | undefined;
+  // The client's own listener (connection-watch.ts) reports the loss; this one remembers it.
+  let died: Error | undefined;
+  const onError = (err: Error) => {
+    died ??= err;
+  };
+  client.on("error", onError);
+  let commitSent = false;
   try {
     await client.query("BEGIN");
-    const result = await work(client);
+    const value = await work(client);
+    commitSent = true;
     await client.query("COMMIT");
-    return result;
+    return { value };
   } catch (err) {
-    // A ROLLBACK that fails means the connection itself is gone: destroy it rather than pool it.
-    await client.query("ROLLBACK").catch((rollbackError: Error) => {
-      broken = rollbackError;
-    });
-    throw queryFailure(pool, err);
+    // A ROLLBACK that fails means the connection itself is gone.
+    if (!died) {
+      await client.query("ROLLBACK").catch((rollbackError: Error) => {
+        died = rollbackError;
+      });
+    }
+    return { err, diedBeforeCommit: died !== undefined && !commitSent };
   } finally {
-    client.release(broken);
+    client.off("error", onError);
+    client.release(died);
   }
 }
 

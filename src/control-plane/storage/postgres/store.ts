@@ -4,6 +4,7 @@
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { GantryError, StartupError } from "../../../errors.js";
+import { listenedClient } from "../../../storage/postgres/connection-watch.js";
 import { checkSchemaName, migratePostgres } from "../../../storage/postgres/migrate.js";
 import type { ControlPlaneStore, DeploymentFilter, LogQuery, NewRevision } from "../ports.js";
 import type { DeploymentRecord, LogRecord, RevisionRecord } from "../records.js";
@@ -48,7 +49,8 @@ export interface PostgresControlPlaneStore extends ControlPlaneStore {
 
 export async function openPostgresControlPlaneStore(url: string, schemaName = "gantry_control_plane"): Promise<PostgresControlPlaneStore> {
   const schema = checkSchemaName(schemaName);
-  const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 5 });
+  // A connection dying, idle or checked out, must not end the process; the next statement reports it.
+  const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 5, Client: listenedClient(pg.Client, () => {}) });
   pool.on("error", () => {});
   let migrated: string[];
   try {
