@@ -7,7 +7,12 @@ export default defineConfig({
     // Vitest's default is one worker per core less one: a single worker on a 2-core machine. Most
     // files spend their time waiting on servers they started, so two at a time keep both cores busy.
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Tests of a `describe.concurrent` start gantry processes; started all at once (the default is
+    // five) on two cores, each took 25-34 s to start. Two at a time, as many as there are cores.
+    maxConcurrency: 2,
+    // Bounds for a hang, not expectations of speed: every wait inside a test is on an event (a log
+    // line, a status). On a machine loaded many times over, a server starts in tens of seconds.
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
   },
 });

@@ -2,7 +2,7 @@
 // revisions of a deployment during a rollout: the second one's start leaves the first one's live
 // run alone, and after SIGUSR2 the first one takes no new run while its API keeps answering and its
 // own run finishes there. --start-drained serves the API but takes runs only once resumed.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +18,8 @@ const ENV = { GANTRY_QUEUE_POLL_MS: "200" };
 const pidOf = (server: RunningGantry) => Number(/"worker_id":"dev-(\d+)"/.exec(server.output())![1]);
 const ALL_STEPS = ["step1", "step2", "step3", "step4", "step5"];
 
-describe("gantry dev --shared-database", { timeout: 90_000 }, () => {
+// Three server starts, each up to tens of seconds on a loaded machine; every wait inside is on an event.
+describe("gantry dev --shared-database", { timeout: 180_000 }, () => {
   let dir: string;
   const servers: RunningGantry[] = [];
 
@@ -37,9 +38,11 @@ describe("gantry dev --shared-database", { timeout: 90_000 }, () => {
     servers.push(first);
     const a = sdkClient(first.url);
     const firstFile = join(dir, "first.log");
+    // The run holds at its first step until the second server has started and the first has drained.
+    const gate = join(dir, "first.gate");
     const thread = await a.threads.create();
-    const run = await a.runs.create(thread.thread_id, "steps", { input: { record_file: firstFile, pause_ms: 3_000 }, durability: "sync" });
-    await runReaches(a, thread.thread_id, run.run_id, "running");
+    const run = await a.runs.create(thread.thread_id, "steps", { input: { record_file: firstFile, pause_ms: 10, hold_file: gate }, durability: "sync" });
+    await runReaches(a, thread.thread_id, run.run_id, "running", 30_000);
 
     const second = await startGantry({ config: CONFIG, dataDir, args: ["--shared-database"], env: ENV });
     servers.push(second);
@@ -49,7 +52,7 @@ describe("gantry dev --shared-database", { timeout: 90_000 }, () => {
 
     process.kill(pidOf(first), "SIGUSR2");
     // A run created before the signal is handled could still start there: wait for the drain.
-    const drainedBy = Date.now() + 20_000;
+    const drainedBy = Date.now() + 60_000;
     while (!first.output().includes("draining: no more runs or crons are taken here")) {
       if (Date.now() > drainedBy) throw new Error(`the first server did not drain:\n${first.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -57,8 +60,10 @@ describe("gantry dev --shared-database", { timeout: 90_000 }, () => {
     const secondFile = join(dir, "second.log");
     const other = await a.threads.create();
     const later = await a.runs.create(other.thread_id, "steps", { input: { record_file: secondFile, pause_ms: 10 } });
-    await runReaches(b, other.thread_id, later.run_id, "success", 20_000);
-    await runReaches(a, thread.thread_id, run.run_id, "success", 45_000);
+    await runReaches(b, other.thread_id, later.run_id, "success", 30_000);
+    expect((await a.runs.get(thread.thread_id, run.run_id)).status).toBe("running");
+    await writeFile(gate, "");
+    await runReaches(a, thread.thread_id, run.run_id, "success", 30_000);
 
     const firstSteps = await recorded(firstFile);
     expect(firstSteps.map((s) => s.step)).toEqual(ALL_STEPS);
@@ -77,7 +82,7 @@ describe("gantry dev --shared-database", { timeout: 90_000 }, () => {
     const run = await client.runs.create(thread.thread_id, "steps", { input: { record_file: file, pause_ms: 10 } });
     expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("pending");
     server.send("resume");
-    await runReaches(client, thread.thread_id, run.run_id, "success", 20_000);
+    await runReaches(client, thread.thread_id, run.run_id, "success", 30_000);
     expect((await recorded(file)).map((s) => s.step)).toEqual(ALL_STEPS);
   });
 });

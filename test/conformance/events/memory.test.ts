@@ -6,9 +6,13 @@ import { createLogger } from "../../../src/logging.js";
 import { eventLogCases } from "./event-log.cases.js";
 
 describe("in-process event log and bus", () => {
-  const retentionMs = 300;
-  const log = createMemoryEventLog({ retentionMs });
+  const expiringRetentionMs = 300;
+  const log = createMemoryEventLog({ retentionMs: 60_000 });
+  const expiring = createMemoryEventLog({ retentionMs: expiringRetentionMs });
   const bus = createMemoryBus({ log: createLogger({ level: "error", json: true }) });
-  afterAll(() => log.close());
-  eventLogCases(() => ({ log, bus, retentionMs }));
+  afterAll(() => {
+    log.close();
+    expiring.close();
+  });
+  eventLogCases(() => ({ log, bus, expiring, expiringRetentionMs }));
 });
