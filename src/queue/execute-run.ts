@@ -180,7 +180,12 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
       context: kwargs.context,
       ...(kwargs.interrupt_before ? { interruptBefore: kwargs.interrupt_before } : {}),
       ...(kwargs.interrupt_after ? { interruptAfter: kwargs.interrupt_after } : {}),
-      durability: kwargs.durability,
+      // "async" (the default) lets a step run while the checkpoint before it is still being
+      // written: when that write fails, the steps run meanwhile run again at the next attempt, as
+      // many as fit in the time the write took to fail. Each step waits for the one before to land,
+      // so a failed write costs at most the step under way. The wait is one statement per step on
+      // PostgreSQL (none for a stateless run, whose writes are held) and none on SQLite.
+      durability: kwargs.durability === "exit" ? "exit" : "sync",
       signal,
       runId: run.run_id,
     };
