@@ -185,7 +185,7 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
       // many as fit in the time the write took to fail. Each step waits for the one before to land,
       // so a failed write costs at most the step under way. The wait is one statement per step on
       // PostgreSQL (none for a stateless run, whose writes are held) and none on SQLite.
-      durability: kwargs.durability === "exit" ? "exit" : "sync",
+      durability: kwargs.durability === "exit" ? ("exit" as const) : ("sync" as const),
       signal,
       runId: run.run_id,
     };

@@ -303,7 +303,7 @@ export function eventLogCases(backend: () => EventBackend): void {
   });
 
   it("tells a resume after an id that the log no longer reaches back to, once it expired or began again", async () => {
-    const { log, retentionMs } = backend();
+    const { expiring: log, expiringRetentionMs: retentionMs } = backend();
     const k = key();
     await log.open(k, { resumable: true });
     const id = await log.append(k, { event: "values", data: 1 });
