@@ -26,6 +26,7 @@ import { CronScheduler } from "../scheduler/cron-scheduler.js";
 import { StartupError } from "../errors.js";
 import { listenHttp } from "./listen-http.js";
 import { backendMetrics } from "./backend-metrics.js";
+import { startObserving } from "./observe.js";
 import type { Logger } from "../logging.js";
 import { loadGraphRegistry } from "../runtime/graph-registry.js";
 import { GraphStore } from "../domain/graph-store.js";
@@ -146,6 +147,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   }
 
   const webhookMetrics = createWebhookMetrics();
+  const { observe, runMetrics, observer } = startObserving(config, storage, logger, () => worker?.load());
   let selfUrl = "";
   const deliveries =
     config.webhooks.enabled && runsWorker
@@ -165,6 +167,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
           log: logger,
           ...(deliveries ? { webhooks: { recorded: () => deliveries.wake() } } : {}),
           ...(infra.sweepLock ? { sweepLock: infra.sweepLock } : {}),
+          observer,
         },
         { workerId: infra.workerId, ...config.queue },
       )
@@ -228,6 +231,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     protocol: protocolService({ runs, threads, state, output }),
     log: logger,
     metricsSources: [
+      runMetrics,
       webhookMetrics,
       backendMetrics({
         ...(storage.statementsSent ? { postgresStatements: storage.statementsSent } : {}),
@@ -235,6 +239,8 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
       }),
     ],
     ...(infra.probes ? { probes: infra.probes } : {}),
+    runMetrics,
+    ...(observe.otel ? { otel: observe.otel } : {}),
     ...(userApp ? { userApp } : {}),
     ...(auth ? { auth } : {}),
     ...(generativeUi ? { generativeUi } : {}),
@@ -323,6 +329,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
         await closed;
         await infra.close();
         await storage.close();
+        await observe.flush();
         logger.info("stopped");
       })();
       return closing;

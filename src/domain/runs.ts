@@ -119,6 +119,7 @@ export function runService(deps: RunServiceDeps): RunService {
       threadId: at.targetThread,
       temporary: at.threadId === null && (body.on_completion ?? "delete") === "delete",
       ...(checkpoint ? { checkpoint } : {}),
+      headers: at.headers,
     });
     await checkNodes(graphs, assistant.graph_id, kwargs.config, body);
     return kwargs;
