@@ -37,7 +37,8 @@ export function loadObserveConfig(project: Pick<ProjectConfig, "env">, processEn
 
 function loadOtel(env: Record<string, string | undefined>): OtelConfig | undefined {
   if (env.OTEL_SDK_DISABLED?.toLowerCase() === "true" || env.OTEL_TRACES_EXPORTER === "none") return undefined;
-  const tracesUrl = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (env.OTEL_EXPORTER_OTLP_ENDPOINT ? join(env.OTEL_EXPORTER_OTLP_ENDPOINT, "v1/traces") : undefined);
+  const tracesUrl =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (env.OTEL_EXPORTER_OTLP_ENDPOINT ? join(env.OTEL_EXPORTER_OTLP_ENDPOINT, "v1/traces") : undefined);
   if (!tracesUrl) return undefined;
   if (!URL.canParse(tracesUrl)) throw new StartupError(`OTEL_EXPORTER_OTLP_ENDPOINT '${tracesUrl}' is not a URL (e.g. http://localhost:4318)`);
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
@@ -46,7 +47,10 @@ function loadOtel(env: Record<string, string | undefined>): OtelConfig | undefin
   }
   return {
     tracesUrl,
-    headers: { ...pairs(env.OTEL_EXPORTER_OTLP_HEADERS, "OTEL_EXPORTER_OTLP_HEADERS"), ...pairs(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS, "OTEL_EXPORTER_OTLP_TRACES_HEADERS") },
+    headers: {
+      ...pairs(env.OTEL_EXPORTER_OTLP_HEADERS, "OTEL_EXPORTER_OTLP_HEADERS"),
+      ...pairs(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS, "OTEL_EXPORTER_OTLP_TRACES_HEADERS"),
+    },
     serviceName: env.OTEL_SERVICE_NAME || "gantry",
     resourceAttributes: pairs(env.OTEL_RESOURCE_ATTRIBUTES, "OTEL_RESOURCE_ATTRIBUTES"),
     scheduleDelayMs: milliseconds(env.OTEL_BSP_SCHEDULE_DELAY, "OTEL_BSP_SCHEDULE_DELAY", 5_000),

@@ -26,7 +26,15 @@ export class GraphSpans extends BaseCallbackHandler {
     super();
   }
 
-  override handleChainStart(_chain: Serialized, _inputs: unknown, runId: string, _runType?: string, _tags?: string[], metadata?: Record<string, unknown>, runName?: string, parentRunId?: string): void {
+  // The order LangChain's callback manager calls with (its declaration names the fourth `runType`).
+  override handleChainStart(_chain: Serialized, _inputs: unknown, runId: string, ...rest: unknown[]): void {
+    const [parentRunId, , metadata, , runName] = rest as [
+      string | undefined,
+      string[] | undefined,
+      Record<string, unknown> | undefined,
+      string | undefined,
+      string | undefined,
+    ];
     if (runId === this.rootRunId) return void this.contexts.set(runId, this.root);
     const node = metadata?.langgraph_node;
     if (typeof node === "string" && runName === node) {
