@@ -2,6 +2,7 @@
 // them, OpenTelemetry spans as an OTLP receiver decodes them, and the queue, worker and run
 // figures on /metrics. One Gantry with both tracers on, pointed at stand-ins in this test.
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { fixture } from "./fixture-paths.js";
@@ -166,6 +167,15 @@ describe("/metrics", () => {
       workers: { max: 10 },
       active_streams: expect.any(Number),
     });
+  });
+
+  it("has every series the Grafana dashboard in docs/ queries", async () => {
+    const dashboard = readFileSync(fixture("..", "..", "docs", "grafana-dashboard.json"), "utf8");
+    const queried = new Set(dashboard.match(/\b(lg_api|gantry)_[a-z_]+/g));
+    expect(queried.size).toBeGreaterThan(10);
+    const text = (await request(server.url, "GET", "/metrics")).text;
+    const served = new Set(text.match(/^[a-z_]+/gm));
+    expect([...queried].filter((name) => !served.has(name))).toEqual([]);
   });
 
   it("counts a stream while it is open", async () => {
