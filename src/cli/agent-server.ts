@@ -231,12 +231,13 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     protocol: protocolService({ runs, threads, state, output }),
     log: logger,
     metricsSources: [
-      runMetrics,
       webhookMetrics,
       backendMetrics({
         ...(storage.statementsSent ? { postgresStatements: storage.statementsSent } : {}),
         ...(infra.redisCommandsSent ? { redisCommands: infra.redisCommandsSent } : {}),
       }),
+      // After the statement counter is read: its queue query then counts in the next scrape only.
+      runMetrics,
     ],
     ...(infra.probes ? { probes: infra.probes } : {}),
     runMetrics,
