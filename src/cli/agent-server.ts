@@ -26,6 +26,7 @@ import { CronScheduler } from "../scheduler/cron-scheduler.js";
 import { StartupError } from "../errors.js";
 import { listenHttp } from "./listen-http.js";
 import { backendMetrics } from "./backend-metrics.js";
+import { startObserving } from "./observe.js";
 import type { Logger } from "../logging.js";
 import { loadGraphRegistry } from "../runtime/graph-registry.js";
 import { GraphStore } from "../domain/graph-store.js";
@@ -147,6 +148,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   }
 
   const webhookMetrics = createWebhookMetrics();
+  const { observe, runMetrics, observer } = startObserving(config, storage, logger, () => worker?.load());
   let selfUrl = "";
   const deliveries =
     config.webhooks.enabled && runsWorker
@@ -166,6 +168,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
           log: logger,
           ...(deliveries ? { webhooks: { recorded: () => deliveries.wake() } } : {}),
           ...(infra.sweepLock ? { sweepLock: infra.sweepLock } : {}),
+          observer,
         },
         { workerId: infra.workerId, ...config.queue },
       )
@@ -235,8 +238,12 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
         ...(storage.statementsSent ? { postgresStatements: storage.statementsSent } : {}),
         ...(infra.redisCommandsSent ? { redisCommands: infra.redisCommandsSent } : {}),
       }),
+      // After the statement counter is read: its queue query then counts in the next scrape only.
+      runMetrics,
     ],
     ...(infra.probes ? { probes: infra.probes } : {}),
+    runMetrics,
+    ...(observe.otel ? { otel: observe.otel } : {}),
     ...(userApp ? { userApp } : {}),
     ...(auth ? { auth } : {}),
     ...(generativeUi ? { generativeUi } : {}),
@@ -326,6 +333,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
         await closed;
         await infra.close();
         await storage.close();
+        await observe.flush();
         logger.info("stopped");
       })();
       return closing;

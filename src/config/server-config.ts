@@ -2,6 +2,7 @@
 // variable; nothing else in Gantry reads process.env.
 import { resolve, join, dirname } from "node:path";
 import { z } from "zod";
+import { loadObserveConfig, type ObserveConfig } from "./observe-config.js";
 import { StartupError } from "../errors.js";
 import type { LogLevel } from "../logging.js";
 import { parseGraphDefaults, type GraphDefaults } from "./graph-defaults.js";
@@ -74,6 +75,8 @@ export interface ServerConfig {
   webhooks: WebhookConfig;
   /** LANGGRAPH_CONFIG, by graph id: the config and context a graph's assistants get when created without them. */
   graphDefaults: Record<string, GraphDefaults>;
+  /** LangSmith tracing and OpenTelemetry export. */
+  observe: ObserveConfig;
 }
 
 export interface CronConfig {
@@ -232,6 +235,7 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
     webhooks: loadWebhookConfig(project, env),
     // As every variable langgraph.json's `env` sets: the process environment wins (applyProjectEnv).
     graphDefaults: parseGraphDefaults(env.LANGGRAPH_CONFIG ?? project.env.LANGGRAPH_CONFIG),
+    observe: loadObserveConfig(project, env),
   });
 }
 

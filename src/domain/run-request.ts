@@ -46,6 +46,8 @@ export interface RunSetting {
   /** A stateless run's thread goes with the run. */
   temporary: boolean;
   checkpoint?: { checkpoint_id: string; checkpoint_ns?: string };
+  /** The request's headers, for the trace context a run continues. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -71,7 +73,18 @@ export function buildRunKwargs(body: RunCreate, setting: RunSetting): RunKwargs 
     durability: body.durability ?? (body.checkpoint_during === false ? "exit" : "async"),
     strict_resume: body.strict_resume ?? false,
     ...(body.protocol ? { protocol: true } : {}),
+    ...traceContext(setting.headers ?? {}),
   };
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** A well-formed W3C `traceparent` (and its `tracestate`); anything else is ignored, as the W3C recommendation says. */
+function traceContext(headers: Record<string, string>): { trace?: Record<string, string> } {
+  const traceparent = headers.traceparent?.trim().toLowerCase();
+  if (!traceparent || !TRACEPARENT.test(traceparent)) return {};
+  const tracestate = headers.tracestate?.trim();
+  return { trace: { traceparent, ...(tracestate ? { tracestate } : {}) } };
 }
 
 function runConfigurable(body: RunCreate, setting: RunSetting): RunConfig["configurable"] {

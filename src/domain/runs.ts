@@ -122,6 +122,7 @@ export function runService(deps: RunServiceDeps): RunService {
       threadId: at.targetThread,
       temporary: at.threadId === null && (body.on_completion ?? "delete") === "delete",
       ...(checkpoint ? { checkpoint } : {}),
+      headers: at.headers,
     });
     const unknownBreakpoints = await checkNodes(graphs, assistant.graph_id, kwargs.config, body);
     if (unknownBreakpoints) {

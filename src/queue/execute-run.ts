@@ -22,6 +22,7 @@ import type { CancelAction, ClaimedRun, RunOutcome } from "../storage/run-ports.
 import { eitherSignal } from "./either-signal.js";
 import { protocolRecorder } from "./protocol-recorder.js";
 import { webhookDelivery } from "../webhooks/payload.js";
+import type { ObservedRun, RunObserver } from "../observe/run-observer.js";
 
 export interface ExecutionContext {
   storage: Storage;
@@ -54,6 +55,8 @@ export interface ExecutionContext {
   executed?: () => void;
   /** Absent with http.disable_webhooks; `recorded` wakes the delivery loop after a webhook was written. */
   webhooks?: { recorded: () => void };
+  /** Traces and metrics of each run (src/observe/). */
+  observer?: RunObserver;
 }
 
 /** Events a run may have appended and not yet seen written (see writeWindow). */
@@ -70,9 +73,11 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   // Readers of the run on this process take its events from here until it ends its log (or stops
   // without: handed to another worker, or the database went away).
   const stopWriting = ctx.events.writeHere(run.run_id);
+  const observed = ctx.observer?.start(run);
   try {
-    await execute(run, ctx);
+    await execute(run, ctx, observed);
   } finally {
+    observed?.end();
     stopWriting();
     // Held checkpoints a way out has not released (a lost database, an unexpected throw) are
     // dropped: the run's next attempt resumes from what was written.
@@ -80,7 +85,7 @@ export async function executeRun(run: ClaimedRun, ctx: ExecutionContext): Promis
   }
 }
 
-async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
+async function execute(run: ClaimedRun, ctx: ExecutionContext, observed: ObservedRun | undefined): Promise<void> {
   const { storage, log } = ctx;
   const { kwargs } = run;
   const threadId = run.thread_id;
@@ -176,6 +181,7 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
       config: {
         ...kwargs.config,
         metadata: { ...kwargs.config.metadata, run_attempt: run.attempt, langgraph_host: "self-hosted" },
+        ...(observed && observed.callbacks.length > 0 ? { callbacks: observed.callbacks } : {}),
       },
       context: kwargs.context,
       ...(kwargs.interrupt_before ? { interruptBefore: kwargs.interrupt_before } : {}),
@@ -281,6 +287,7 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext): Promise<void> {
   const webhook = ctx.webhooks ? webhookDelivery({ run, outcome: finished, startedAt: new Date(run.updated_at), endedAt: new Date() }) : undefined;
   if (webhook) outcome.webhook = webhook;
   const [, recorded] = await Promise.all([appended, storage.runs.finish(run.run_id, ctx.workerId, outcome)]);
+  if (recorded) observed?.end(outcome.status);
   if (!recorded) runLog.warn("run outcome not recorded: the lease was lost to another worker");
   else if (outcome.webhook) ctx.webhooks?.recorded();
   if (recorded && outcome.status === "success") {

@@ -13,6 +13,7 @@ import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { Storage } from "../storage/ports.js";
 import type { CancelAction, ClaimedRun } from "../storage/run-ports.js";
 import { executeRun } from "./execute-run.js";
+import type { RunObserver } from "../observe/run-observer.js";
 import { CANCEL_TOPIC, parseCancel, WAKE_TOPIC } from "./run-signals.js";
 
 export interface WorkerOptions {
@@ -100,6 +101,8 @@ export class Worker {
        * concurrently; the lock only saves the duplicate work). Absent: always sweep.
        */
       sweepLock?: () => Promise<boolean>;
+      /** See ExecutionContext. */
+      observer?: RunObserver;
     },
     private readonly options: WorkerOptions,
   ) {}
@@ -122,6 +125,11 @@ export class Worker {
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs);
     for (const t of [...this.timers, this.heartbeatTimer]) t.unref();
     this.wake();
+  }
+
+  /** Runs this worker executes at once at most, and now: lg_api_workers_* on /metrics. */
+  load(): { max: number; active: number } {
+    return { max: this.options.concurrency, active: this.executing };
   }
 
   /** Claims as many runs as there are free slots. Calls while a fill is under way coalesce into one more. */
@@ -281,6 +289,7 @@ export class Worker {
       unresumableRetainMs: this.options.unresumableRetainMs,
       executed: () => executed(true),
       ...(this.deps.webhooks ? { webhooks: this.deps.webhooks } : {}),
+      ...(this.deps.observer ? { observer: this.deps.observer } : {}),
     })
       .catch((err: unknown) =>
         isUnavailable(err) ? this.requeueAfterOutage(run, err) : this.deps.log.error("run execution failed unexpectedly", { run_id: run.run_id, err }),

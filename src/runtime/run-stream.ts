@@ -148,6 +148,7 @@ export function toLibraryOptions(options: GraphRunOptions, streamMode: string[])
     configurable: config.configurable,
     tags: config.tags,
     metadata: config.metadata,
+    callbacks: config.callbacks,
     recursionLimit: config.recursion_limit,
     maxConcurrency: config.max_concurrency,
     context: options.context,

@@ -10,6 +10,8 @@ export type AppEnv = {
     access: Access | undefined;
     /** The body as the user's http.app parsed it with `c.req.json()`, amendments included (user-app.ts). */
     userJson: Promise<unknown> | undefined;
+    /** Counts an SSE stream as open for /metrics; the function it returns closes it. Unset without metrics. */
+    streamOpened: (() => () => void) | undefined;
   };
 };
 

@@ -21,6 +21,9 @@ import { requestIdMiddleware } from "./request-id.js";
 import { openApiSecurity } from "./openapi.js";
 import { errorHandler } from "./errors.js";
 import { createMetrics, type MetricsSource } from "./metrics.js";
+import type { Otel } from "../observe/otel.js";
+import type { RunMetrics } from "../observe/run-metrics.js";
+import { requestSpans } from "./request-spans.js";
 import { mountRoutes, type RouteSpec } from "./route.js";
 import { a2aService } from "../a2a/a2a-service.js";
 import { a2aRoutes } from "./routes/a2a.js";
@@ -70,6 +73,10 @@ export interface AppDeps {
   generativeUi?: GenerativeUiFiles;
   /** The thread/run view's build output, served at /gantry; ui/dist by default. */
   uiDir?: string;
+  /** Run and stream figures for /metrics (its queue and worker figures render there too). */
+  runMetrics?: RunMetrics;
+  /** OpenTelemetry, when configured: a span per request. */
+  otel?: Otel;
   /** The user's `http.app` (a Hono app or anything with `fetch`), ahead of our routes (user-app.ts). */
   userApp?: UserApp;
   /** Lets the user's routes call this server through the SDK's Client as themselves (loopback.ts). */
@@ -83,6 +90,14 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
   const api = new Hono<AppEnv>();
 
   api.use(requestIdMiddleware());
+  if (deps.otel) api.use(requestSpans(deps.otel));
+  if (deps.runMetrics) {
+    const { runMetrics } = deps;
+    api.use(async (c, next) => {
+      c.set("streamOpened", runMetrics.streamOpened);
+      await next();
+    });
+  }
   api.use(async (c, next) => {
     const started = performance.now();
     await next();
@@ -147,6 +162,7 @@ export function createApp(deps: AppDeps): { app: Hono; routes: RouteSpec[] } {
           store: !http.disable_store,
         },
         allRoutes: () => routes,
+        langsmith: config.observe.langsmith,
         ...(deps.auth ? { security: openApiSecurity(config.project.raw.auth?.openapi, OPEN_PATHS) } : {}),
       }),
     );

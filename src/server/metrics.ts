@@ -14,14 +14,14 @@ interface Series {
 
 export interface Metrics {
   observe(method: string, route: string, status: number, seconds: number): void;
-  prometheus(): string;
-  json(): { requests: Array<Omit<Series, "buckets">> } & Record<string, unknown>;
+  prometheus(): Promise<string>;
+  json(): Promise<{ requests: Array<Omit<Series, "buckets">> } & Record<string, unknown>>;
 }
 
-/** Counters kept elsewhere (the webhook delivery loop) that /metrics renders with its own. */
+/** Figures kept elsewhere (the webhook delivery loop, the queue) that /metrics renders with its own; some ask the database. */
 export interface MetricsSource {
-  prometheus(): string;
-  json(): Record<string, unknown>;
+  prometheus(): string | Promise<string>;
+  json(): Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
 export function createMetrics(sources: MetricsSource[] = []): Metrics {
@@ -41,7 +41,7 @@ export function createMetrics(sources: MetricsSource[] = []): Metrics {
         if (seconds <= bound) s.buckets[i]! += 1;
       });
     },
-    prometheus() {
+    async prometheus() {
       const lines = [
         "# HELP gantry_http_requests_total HTTP requests answered, by route pattern, method and status.",
         "# TYPE gantry_http_requests_total counter",
@@ -59,10 +59,11 @@ export function createMetrics(sources: MetricsSource[] = []): Metrics {
         "# TYPE gantry_uptime_seconds gauge",
         `gantry_uptime_seconds ${(Date.now() - startedAt) / 1000}`,
       );
-      return lines.join("\n") + "\n" + sources.map((source) => source.prometheus()).join("");
+      const fromSources = await Promise.all(sources.map((source) => source.prometheus()));
+      return lines.join("\n") + "\n" + fromSources.join("");
     },
-    json() {
-      const extra = Object.assign({}, ...sources.map((source) => source.json())) as Record<string, unknown>;
+    async json() {
+      const extra = Object.assign({}, ...(await Promise.all(sources.map((source) => source.json())))) as Record<string, unknown>;
       return { ...extra, requests: [...series.values()].map(({ buckets: _buckets, ...rest }) => rest) };
     },
   };

@@ -63,11 +63,13 @@ export function sseResponse(c: Context<AppEnv>, events: AsyncIterable<SseEvent>,
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let finished = false;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const streamClosed = c.get("streamOpened")?.();
 
   // Every way out passes here once; whatever a pending pull() returns afterwards is dropped.
   const finish = (): boolean => {
     if (finished) return false;
     finished = true;
+    streamClosed?.();
     clearInterval(heartbeat);
     options.signal?.removeEventListener("abort", onServerAbort);
     return true;

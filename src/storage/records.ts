@@ -116,4 +116,6 @@ export type RunKwargs = {
    * `streamEvents(..., {version: "v3"})` into the thread's protocol log as well as its own log.
    */
   protocol?: boolean;
+  /** The W3C trace context (`traceparent`, `tracestate`) the creating request carried: the run's spans continue its trace, on whichever replica executes it. */
+  trace?: Record<string, string>;
 };

@@ -166,4 +166,13 @@ export interface RunRepo {
   recoverExpired(now: Date, maxAttempts: number, expiredBefore?: Date): Promise<{ requeued: number; failed: number }>;
   /** The earliest time a pending run becomes eligible, for the worker's next wake-up. */
   nextAvailableAt(): Promise<Date | null>;
+  /** The queue as /metrics shows it, across every replica: runs pending and running, and since when the oldest due one waits. */
+  queueStats(now: Date): Promise<QueueStats>;
+}
+
+export interface QueueStats {
+  pending: number;
+  running: number;
+  /** When the pending run that has been due longest became due; null when none is. */
+  oldestDueAt: Date | null;
 }

@@ -135,6 +135,8 @@ export function metaRoutes(deps: {
   allRoutes: () => RouteSpec[];
   /** Set when custom auth protects the API. */
   security?: OpenApiSecurity;
+  /** Runs are traced to LangSmith (LANGSMITH_TRACING and a key). */
+  langsmith?: boolean;
 }): RouteSpec[] {
   const info = { version: GANTRY_VERSION, prefix: deps.prefix, ...(deps.security ? { security: deps.security } : {}) };
   return [
@@ -150,7 +152,7 @@ export function metaRoutes(deps: {
           langgraph_js_version: langgraphVersion(),
           context: "js",
           // strict_resume: the flag the SDK's `strictResume` docs point to (named like its `stream_namespaces`).
-          flags: { ...deps.capabilities, langsmith: false, langsmith_tracing_replicas: false, strict_resume: deps.capabilities.runs },
+          flags: { ...deps.capabilities, langsmith: deps.langsmith === true, langsmith_tracing_replicas: false, strict_resume: deps.capabilities.runs },
           metadata: { server: "gantry", storage: deps.storage.backend },
         }),
     }),
@@ -161,10 +163,10 @@ export function metaRoutes(deps: {
       summary: "Request counts and latencies (Prometheus text, or format=json)",
       query: z.object({ format: optional(z.enum(["prometheus", "json"])) }).strict(),
       responses: { 200: "Metrics" },
-      handler: (c, { query }) =>
+      handler: async (c, { query }) =>
         query.format === "json"
-          ? c.json(deps.metrics.json())
-          : c.text(deps.metrics.prometheus(), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
+          ? c.json(await deps.metrics.json())
+          : c.text(await deps.metrics.prometheus(), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
     }),
     route({
       method: "get",

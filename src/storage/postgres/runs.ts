@@ -537,5 +537,17 @@ export function postgresRuns(pool: Pool): RunRepo {
       const { rows } = await query<{ at: Date | null }>(pool, "SELECT MIN(available_at) AS at FROM runs WHERE status = 'pending'");
       return rows[0]?.at ?? null;
     },
+
+    async queueStats(now) {
+      // Both partial indexes cover it: pending and running runs only, however long the history.
+      const { rows } = await query<{ pending: string; running: string; oldest: Date | null }>(
+        pool,
+        `SELECT COUNT(*) FILTER (WHERE status = 'pending') AS pending, COUNT(*) FILTER (WHERE status = 'running') AS running,
+           MIN(available_at) FILTER (WHERE status = 'pending' AND available_at <= $1) AS oldest
+         FROM runs WHERE status IN ('pending', 'running')`,
+        [now],
+      );
+      return { pending: Number(rows[0]?.pending ?? 0), running: Number(rows[0]?.running ?? 0), oldestDueAt: rows[0]?.oldest ?? null };
+    },
   };
 }

@@ -392,6 +392,13 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       const row = sql("SELECT MIN(available_at) AS at FROM runs WHERE status = 'pending'").get() as { at: string | null };
       return row.at ? new Date(row.at) : null;
     },
+    async queueStats(now) {
+      const row = sql(
+        `SELECT (SELECT COUNT(*) FROM runs WHERE status = 'pending') AS pending, (SELECT COUNT(*) FROM runs WHERE status = 'running') AS running,
+           (SELECT MIN(available_at) FROM runs WHERE status = 'pending' AND available_at <= ?) AS oldest`,
+      ).get(now.toISOString()) as { pending: number; running: number; oldest: string | null };
+      return { pending: row.pending, running: row.running, oldestDueAt: row.oldest ? new Date(row.oldest) : null };
+    },
   };
 }
 

@@ -1,0 +1,39 @@
+// Starts what config.observe asks for: LangSmith tracing of runs, OpenTelemetry export, and the
+// run figures /metrics shows (always). Flushing at shutdown sends the last traces.
+import type { ServerConfig } from "../config/server-config.js";
+import type { Logger } from "../logging.js";
+import { langsmithTracing, type LangSmithTracing } from "../observe/langsmith.js";
+import { startOtel, type Otel } from "../observe/otel.js";
+import { createRunMetrics, type RunMetrics, type WorkerLoad } from "../observe/run-metrics.js";
+import { runObserver, type RunObserver } from "../observe/run-observer.js";
+import type { Storage } from "../storage/ports.js";
+
+export interface Observing {
+  observe: { otel?: Otel; langsmith?: LangSmithTracing; flush(): Promise<void> };
+  runMetrics: RunMetrics;
+  observer: RunObserver;
+}
+
+export function startObserving(config: ServerConfig, storage: Storage, log: Logger, workers: () => WorkerLoad | undefined): Observing {
+  const langsmith = config.observe.langsmith ? langsmithTracing() : undefined;
+  const otel = config.observe.otel ? startOtel(config.observe.otel) : undefined;
+  if (langsmith) log.info("tracing runs to LangSmith");
+  if (config.observe.otel) log.info("exporting OpenTelemetry traces", { url: config.observe.otel.tracesUrl, service: config.observe.otel.serviceName });
+  const runMetrics = createRunMetrics({
+    queueStats: (now) => storage.runs.queueStats(now),
+    workers,
+    log,
+  });
+  return {
+    observe: {
+      ...(otel ? { otel } : {}),
+      ...(langsmith ? { langsmith } : {}),
+      async flush() {
+        // A tracing backend that is away costs its traces, never the shutdown.
+        await Promise.allSettled([langsmith?.flush(), otel?.shutdown()]);
+      },
+    },
+    runMetrics,
+    observer: runObserver({ metrics: runMetrics, ...(langsmith ? { langsmith } : {}), ...(otel ? { otel } : {}) }),
+  };
+}
