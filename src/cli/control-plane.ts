@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadControlPlaneConfig, parseMasterKey, type ControlPlaneConfig, type ControlPlaneFlags } from "../config/control-plane-config.js";
 import { createControlPlaneApp } from "../control-plane/api/app.js";
-import { apiKeyCheck, appendKeyHash, hashApiKey, newApiKey, readKeysFile } from "../control-plane/api-keys.js";
+import { apiKeyCheck, hashApiKey, readKeysFile } from "../control-plane/api-keys.js";
 import { Builder } from "../control-plane/builder/builder.js";
 import { deploymentService } from "../control-plane/deployments.js";
 import { embeddedData } from "../control-plane/drivers/deployment-data.js";
@@ -65,25 +65,11 @@ export async function runControlPlaneCommand(argv: string[]): Promise<number> {
       host: { type: "string" },
       "data-dir": { type: "string" },
       dev: { type: "boolean" },
-      name: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help) {
     console.log(CONTROL_PLANE_USAGE);
-    return 0;
-  }
-  if (positionals[0] === "keys") {
-    if (positionals[1] !== "create") {
-      console.error(`Unknown keys command '${positionals[1] ?? ""}'.\n\n${CONTROL_PLANE_USAGE}`);
-      return 2;
-    }
-    // Only the data dir matters here; the secrets key is not needed to mint an API key.
-    const config = loadControlPlaneConfig({ ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}), dev: true });
-    const key = newApiKey();
-    appendKeyHash(config.keysFile, key, (values.name ?? "key").replace(/\s+/g, " "));
-    console.log(key);
-    console.error(`Saved its hash to ${config.keysFile}. The key is shown only this once; a running control plane reads new keys when it restarts.`);
     return 0;
   }
   if (positionals.length > 0) {

@@ -22,8 +22,10 @@ export function describeZodError(error: z.ZodError, where: "body" | "query", val
   }
   const field = issue.path.length ? `Field '${formatPath(issue.path)}'` : where === "body" ? "The request body" : "The query";
   const got = valueAt(value, issue.path);
-  if (issue.code === "invalid_type" && got.found && got.value === undefined) return `${field} is required (expected ${issue.expected})`;
-  if (issue.code === "invalid_value") {
+  if (issue.code === "invalid_type" && issue.path.length > 0 && got.found && got.value === undefined)
+    return `${field} is required (expected ${issue.expected})`;
+  // zod's own wording only; a schema's message of its own already says what is allowed.
+  if (issue.code === "invalid_value" && issue.message.startsWith("Invalid option")) {
     const allowed = issue.values.map((v) => `'${String(v)}'`).join(", ");
     const likely = typeof got.value === "string" ? closest(got.value, issue.values.map(String)) : undefined;
     const shown = got.found ? `, got ${JSON.stringify(got.value)}` : "";
