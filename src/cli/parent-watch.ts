@@ -1,17 +1,19 @@
 // Stops a server started through npm (`npx gantry serve`, `npm start`) when npm itself goes: a
 // SIGTERM sent to npx ends npx without passing the signal on, which left the server running with
-// no parent. Only npm as a parent is watched: a server started under nohup or a supervisor that
-// later exits is meant to outlive it.
+// no parent. Only npm as an ancestor is watched (npm runs the bin through `sh -c`, so it is the
+// parent or the grandparent): a server started under nohup or a supervisor that later exits is
+// meant to outlive it.
 import { readFileSync } from "node:fs";
 
 const CHECK_MS = 1_000;
+const LEVELS = 3;
 
 /** Calls `stop` once when the npm process that started this one has exited; returns the unwatch. */
 export function stopWithNpmParent(stop: () => void): () => void {
-  const parent = process.ppid;
-  if (!startedByNpm(parent)) return () => {};
+  const npm = npmAncestor();
+  if (npm === undefined) return () => {};
   const timer = setInterval(() => {
-    if (process.ppid === parent) return;
+    if (alive(npm)) return;
     clearInterval(timer);
     stop();
   }, CHECK_MS);
@@ -19,11 +21,28 @@ export function stopWithNpmParent(stop: () => void): () => void {
   return () => clearInterval(timer);
 }
 
-function startedByNpm(pid: number): boolean {
+/** Linux only (/proc); elsewhere nothing is watched. */
+function npmAncestor(): number | undefined {
+  let pid = process.ppid;
+  for (let level = 0; level < LEVELS && pid > 1; level++) {
+    try {
+      // npm retitles itself ("npm exec gantry dev"); before that it runs as node .../npm-cli.js.
+      if (/(^|[/\0])(npm|npx)(-cli\.js)?([\0 ]|$)/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8"))) return pid;
+      // /proc/<pid>/stat: "pid (comm) state ppid ...", where comm may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      pid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+function alive(pid: number): boolean {
   try {
-    // Linux: the parent's command line, NUL-separated; npm and npx run as node .../npm-cli.js or npx-cli.js.
-    return /(^|[/\0])(npm|npx)(-cli\.js)?(\0|$)/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8"));
-  } catch {
-    return false;
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
