@@ -24,7 +24,7 @@ import { createTypedSchemaSource } from "../runtime/typed-schemas/typed-schema-s
 import { fileClock, systemClock } from "../scheduler/clock.js";
 import { CronScheduler } from "../scheduler/cron-scheduler.js";
 import { StartupError } from "../errors.js";
-import { listenHttp } from "./listen-http.js";
+import { listenHttp, type Listening } from "./listen-http.js";
 import { backendMetrics } from "./backend-metrics.js";
 import { startObserving } from "./observe.js";
 import type { Logger } from "../logging.js";
@@ -89,7 +89,7 @@ export interface ServerInfra {
   schemaCacheDir?: string;
   /** `gantry dev`: rebuild langgraph.json's `ui` entries when their files change. */
   watchGenerativeUi?: boolean;
-  /** Runs just before storage opens, once the project has loaded: `dev` locks its data directory here. */
+  /** Runs first, before the project loads: `dev` locks its data directory here. */
   claimStorage?: () => void;
   /** Commands sent to Redis so far, for /metrics. */
   redisCommandsSent?: () => number;
@@ -98,6 +98,20 @@ export interface ServerInfra {
 }
 
 export async function startAgentServer(config: ServerConfig, logger: Logger, infra: ServerInfra): Promise<RunningServer> {
+  // The data directory and the port first, before the graphs load (seconds, for a large project): a
+  // second server started by mistake (a double `npm start`) stops at once, before its recovery takes
+  // back the first one's live runs. Requests that arrive meanwhile wait for the app.
+  infra.claimStorage?.();
+  const early = await listenEarly(config.host, config.port);
+  try {
+    return await composeServer(config, logger, infra, early);
+  } catch (err) {
+    early.server.close();
+    throw err;
+  }
+}
+
+async function composeServer(config: ServerConfig, logger: Logger, infra: ServerInfra, early: EarlyListener): Promise<RunningServer> {
   const { role, bus } = infra;
   const events = bestEffortWrites(infra.events, logger);
   const runsWorker = role !== "api";
@@ -118,7 +132,6 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
     servesApi && config.project.raw.ui && !config.project.http.disable_ui
       ? await startGenerativeUi(config.project, { watch: infra.watchGenerativeUi === true, log: logger })
       : undefined;
-  infra.claimStorage?.();
   const { storage, migrated, location } = await openStorage(config, logger);
   logger.info("storage ready", { backend: storage.backend, location, migrated });
 
@@ -254,14 +267,9 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   loopback.bind((request, env) => api.fetch(request, env));
   const app = servesApi ? api : healthOnlyApp(storage, infra.probes ?? [], config.mountPrefix);
 
-  // The port first: a second server started by mistake on the same database (a double `npm start`)
-  // must stop here, before its recovery takes back the first one's live runs.
+  const { server, port, origin } = early;
   const served = config.revisionToken ? requireRevisionToken(config.revisionToken, app.fetch) : app.fetch;
-  const { server, port, origin } = await listenHttp(served, config.host, config.port).catch(async (err: unknown) => {
-    await storage.close();
-    await generativeUi?.close();
-    throw err;
-  });
+  early.serve(served);
   const upgrades = servesApi ? serveWebSocketUpgrades(server, served, { maxPayload: config.maxBodyBytes, log: logger }) : undefined;
   if (infra.aloneOnDatabase) {
     await worker?.recover(new Date(Date.now() + config.queue.leaseMs));
@@ -296,7 +304,7 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
   selfUrl = url;
   loopback.listening(url);
   deliveries?.start();
-  logger.info("listening", { url, role, worker_id: infra.workerId, ...(servesApi ? { docs: `${url}/docs` } : {}) });
+  logger.info("listening", { url, role, worker_id: infra.workerId, ...(servesApi ? { view: `${url}/gantry`, docs: `${url}/docs` } : {}) });
 
   let closing: Promise<void> | null = null;
   return {
@@ -337,6 +345,27 @@ export async function startAgentServer(config: ServerConfig, logger: Logger, inf
         logger.info("stopped");
       })();
       return closing;
+    },
+  };
+}
+
+interface EarlyListener extends Listening {
+  /** Hands requests, those that waited included, to the app once it is built. */
+  serve(fetch: (request: Request) => Response | Promise<Response>): void;
+}
+
+async function listenEarly(host: string, port: number): Promise<EarlyListener> {
+  let handOver: (fetch: (request: Request) => Response | Promise<Response>) => void = () => {};
+  const ready = new Promise<(request: Request) => Response | Promise<Response>>((resolveReady) => {
+    handOver = resolveReady;
+  });
+  let app: ((request: Request) => Response | Promise<Response>) | undefined;
+  const listening = await listenHttp(async (request) => (app ?? (await ready))(request), host, port);
+  return {
+    ...listening,
+    serve(fetch) {
+      app = fetch;
+      handOver(fetch);
     },
   };
 }

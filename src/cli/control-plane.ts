@@ -7,8 +7,7 @@ import { hostname, networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import { loadControlPlaneConfig, parseMasterKey, type ControlPlaneConfig, type ControlPlaneFlags } from "../config/control-plane-config.js";
 import { createControlPlaneApp } from "../control-plane/api/app.js";
-import { apiKeyCheck, appendKeyHash, hashApiKey, newApiKey, readKeysFile, revokeKey } from "../control-plane/api-keys.js";
-import { isUuid } from "../ids.js";
+import { apiKeyCheck, hashApiKey, readKeysFile } from "../control-plane/api-keys.js";
 import { Builder } from "../control-plane/builder/builder.js";
 import { deploymentService } from "../control-plane/deployments.js";
 import { embeddedData } from "../control-plane/drivers/deployment-data.js";
@@ -79,8 +78,6 @@ export async function runControlPlaneCommand(argv: string[]): Promise<number> {
       host: { type: "string" },
       "data-dir": { type: "string" },
       dev: { type: "boolean" },
-      name: { type: "string" },
-      tenant: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -88,7 +85,6 @@ export async function runControlPlaneCommand(argv: string[]): Promise<number> {
     console.log(CONTROL_PLANE_USAGE);
     return 0;
   }
-  if (positionals[0] === "keys") return keysCommand(positionals.slice(1), values);
   if (positionals.length > 0) {
     console.error(`Unknown argument '${positionals[0]}'.\n\n${CONTROL_PLANE_USAGE}`);
     return 2;
@@ -222,43 +218,6 @@ function loadKeyHashes(config: ControlPlaneConfig): number {
   } catch (err) {
     throw new StartupError(`The API keys file cannot be read: ${(err as Error).message}`);
   }
-}
-
-/** `keys create|list|revoke`: only the data dir (or GANTRY_API_KEYS_FILE) matters, not the secrets key. */
-function keysCommand(args: string[], values: { "data-dir"?: string; name?: string; tenant?: string }): number {
-  const config = loadControlPlaneConfig({ ...(values["data-dir"] !== undefined ? { dataDir: values["data-dir"] } : {}), dev: true });
-  const [command, id] = args;
-  if (command === "create" && args.length === 1) {
-    if (values.tenant !== undefined && !isUuid(values.tenant)) {
-      console.error(`--tenant must be a tenant's UUID, got '${values.tenant}'`);
-      return 2;
-    }
-    const key = newApiKey();
-    const stored = appendKeyHash(config.keysFile, key, (values.name ?? "key").replace(/\s+/g, " "), values.tenant?.toLowerCase());
-    console.log(key);
-    console.error(
-      `Saved its hash to ${config.keysFile} as key ${stored.id}${stored.tenant ? `, acting only in tenant ${stored.tenant}` : ""}. The key is shown only this once.`,
-    );
-    return 0;
-  }
-  if (command === "list" && args.length === 1) {
-    const keys = readKeysFile(config.keysFile);
-    for (const key of keys) console.log([key.id, key.name, key.tenant ?? "all tenants", key.created ?? "-"].join("\t"));
-    if (keys.length === 0) console.error(`No keys in ${config.keysFile}.`);
-    if (config.envApiKeys.length > 0) console.error(`And ${config.envApiKeys.length} from GANTRY_API_KEYS, which only that variable can revoke.`);
-    return 0;
-  }
-  if (command === "revoke" && id !== undefined && args.length === 2) {
-    const revoked = revokeKey(config.keysFile, id);
-    if (!revoked) {
-      console.error(`No single key in ${config.keysFile} has the id '${id}': see 'gantry control-plane keys list'.`);
-      return 1;
-    }
-    console.error(`Revoked key ${revoked.id} (${revoked.name}): a running control plane refuses it from the next request.`);
-    return 0;
-  }
-  console.error(`Unknown keys command '${args.join(" ")}'.\n\n${CONTROL_PLANE_USAGE}`);
-  return 2;
 }
 
 /** --dev only: a key generated once and kept (mode 0600) in the data dir, so secrets survive restarts. */

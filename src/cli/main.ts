@@ -5,42 +5,30 @@ import { StartupError } from "../errors.js";
 import { createLogger } from "../logging.js";
 import { GANTRY_VERSION } from "../version.js";
 import { exitWith, logProcessFaults } from "./process-faults.js";
+import { DEV_USAGE, GENERAL_USAGE, SERVE_USAGE } from "./command-help.js";
+import { stopWithNpmParent } from "./parent-watch.js";
 
-const USAGE = `Usage: gantry <command> [options]
+const USAGE = GENERAL_USAGE;
 
-Commands:
-  dev            Run the Agent Server on an embedded SQLite file (no services needed)
-  control-plane  Run the /v2/deployments control plane (see gantry control-plane --help)
-  serve          Run a production replica on PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)
-  deploy         Create or update a deployment and follow it to DEPLOYED (see gantry deploy --help)
-
-Options for dev:
-  --config <path>     langgraph.json to serve (default: ./langgraph.json)
-  --port <n>          port to listen on (default: 2024)
-  --host <addr>       address to bind (default: 127.0.0.1)
-  --data-dir <dir>    where the SQLite file lives (default: .gantry/ beside the config)
-  --shared-database   other processes use this database too: leave their live runs alone at start,
-                      hand unfinished runs back to the queue at shutdown (the control plane sets it)
-  --start-drained     take no runs or crons until the parent process sends "resume" over IPC
-                      (the control plane starts a rollout's new revision so)
-
-Options for serve:
-  --config <path>     langgraph.json to serve (default: ./langgraph.json)
-  --port <n>          port to listen on (default: 8123)
-  --host <addr>       address to bind (default: 0.0.0.0)
-  --role <role>       all (default): API and worker; api: HTTP only; worker: runs, crons, webhooks, /ok
-
-  --version           print the version
-  --help              print this help
-
-Environment: DATABASE_URL selects PostgreSQL instead of SQLite (serve needs it, and REDIS_URL); LOG_LEVEL, LOG_JSON, CORS_ALLOW_ORIGINS,
-MOUNT_PREFIX and HTTP_MAX_REQUEST_BODY_BYTES tune the server.
-
-Signals: SIGTERM/SIGINT stop the server gracefully; SIGUSR2 drains it (no more runs or crons are
-taken, the API keeps answering), as the control plane does to a revision it replaces.`;
+/** `gantry help [command]`: the command's own help, as `gantry <command> --help` prints it. */
+async function help(topic: string[]): Promise<number> {
+  const [command, sub] = topic;
+  if (command === undefined) console.log(GENERAL_USAGE);
+  else if (command === "dev") console.log(DEV_USAGE);
+  else if (command === "serve") console.log(SERVE_USAGE);
+  else if (command === "control-plane" && sub === "keys") return (await import("./control-plane-keys.js")).runKeysCommand(["--help"]);
+  else if (command === "control-plane" || command === "deploy") return main([command, "--help"]);
+  else {
+    console.error(`gantry help: no command '${command}'; the commands are dev, serve, control-plane, deploy.`);
+    return 2;
+  }
+  return 0;
+}
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "help") return help(argv.slice(1));
   // These commands have options of their own.
+  if (argv[0] === "control-plane" && argv[1] === "keys") return (await import("./control-plane-keys.js")).runKeysCommand(argv.slice(2));
   if (argv[0] === "control-plane") return (await import("./control-plane.js")).runControlPlaneCommand(argv.slice(1));
   if (argv[0] === "deploy") return (await import("./deploy.js")).runDeployCommand(argv.slice(1));
   const { values, positionals } = parseArgs({
@@ -64,12 +52,20 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = positionals[0];
+  if (command !== undefined && command !== "dev" && command !== "serve") {
+    console.error(`Unknown command '${command}'.\n\n${USAGE}`);
+    return 2;
+  }
   if (values.help || !command) {
-    console.log(USAGE);
+    console.log(command === "dev" ? DEV_USAGE : command === "serve" ? SERVE_USAGE : USAGE);
     return values.help ? 0 : 2;
   }
-  if (command !== "dev" && command !== "serve") {
-    console.error(`Unknown command '${command}'.\n\n${USAGE}`);
+  if (positionals.length > 1) {
+    console.error(`gantry ${command} takes no argument '${positionals[1]}'.\n\n${command === "dev" ? DEV_USAGE : SERVE_USAGE}`);
+    return 2;
+  }
+  if (values.role !== undefined && command !== "serve") {
+    console.error(`gantry ${command} has no --role (it is an option of gantry serve).\n\n${DEV_USAGE}`);
     return 2;
   }
   const common = {
@@ -97,6 +93,7 @@ async function main(argv: string[]): Promise<number> {
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
+    stopWithNpmParent(stop);
     process.on("SIGUSR2", () => void server.drain());
     // From the control plane, when it spawned this server with an IPC channel.
     process.on("message", (message) => {

@@ -38,7 +38,7 @@ describe("langgraph.json", () => {
   it("refuses broken files with a message naming the file and the place", () => {
     const cases: Array<[string, unknown, RegExp]> = [
       ["not-json.json", "{ graphs: ", /not valid JSON/],
-      ["no-graphs.json", {}, /invalid at 'graphs'/],
+      ["no-graphs.json", {}, /has no 'graphs': it is required/],
       ["empty-graphs.json", { graphs: {} }, /must name at least one graph/],
       ["bad-http-beside-unknown.json", { graphs: { a: "./a.ts:g" }, http: { disable_meta: "yes", disable_mpc: true } }, /invalid at 'http.disable_meta'/],
       ["bad-http.json", { graphs: { a: "./a.ts:g" }, http: { disable_meta: "yes" } }, /invalid at 'http.disable_meta'/],

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
+import { closest } from "../did-you-mean.js";
 import { StartupError } from "../errors.js";
 import { parseIgnoringUnknownKeys } from "../unknown-keys.js";
 
@@ -235,6 +236,8 @@ export function loadProjectConfig(configPath: string): ProjectConfig {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length ? issue.path.join(".") : "(top level)";
+    const missing = missingKey(json, issue);
+    if (missing) throw new StartupError(`Config file ${absolute} has no '${where}'${missing}`);
     throw new StartupError(`Config file ${absolute} is invalid at '${where}': ${issue.message}`);
   }
   const root = dirname(absolute);
@@ -253,6 +256,21 @@ export function loadProjectConfig(configPath: string): ProjectConfig {
     raw,
     ignoredKeys: { unused: [...unused], unknown: parsed.ignored },
   };
+}
+
+/**
+ * For a required key that is absent: what it takes, and the key present beside it that is likely a
+ * typo for it (`"graph"` for `"graphs"`); undefined when the key is there but wrong.
+ */
+function missingKey(json: unknown, issue: z.core.$ZodIssue): string | undefined {
+  if (issue.code !== "invalid_type") return undefined;
+  let parent = json;
+  for (const step of issue.path.slice(0, -1)) parent = isObject(parent) ? parent[step as string] : undefined;
+  const key = String(issue.path.at(-1) ?? "");
+  if (!isObject(parent) || !key || Object.hasOwn(parent, key)) return undefined;
+  const typo = closest(key, Object.keys(parent));
+  const takes = key === "graphs" ? `a map of graph ids to modules, e.g. "graphs": {"agent": "./src/agent.ts:graph"}` : `a value of type ${issue.expected}`;
+  return typo ? `, but has '${typo}': did you mean '${key}'? It takes ${takes}` : `: it is required, and takes ${takes}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

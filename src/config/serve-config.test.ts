@@ -8,9 +8,13 @@ const BOTH = { DATABASE_URL: "postgres://db.example:5432/app", REDIS_URL: "redis
 describe("gantry serve configuration", () => {
   it("names only the URL that is missing", () => {
     expect(() => loadServeConfig({ config: CONFIG }, { DATABASE_URL: BOTH.DATABASE_URL })).toThrow(
-      new StartupError("gantry serve needs REDIS_URL (Redis); set it, or run `gantry dev` for the embedded single-process server"),
+      new StartupError(
+        "gantry serve needs REDIS_URL (Redis; or REDIS_URI, REDIS_URI_CUSTOM); set it, or run `gantry dev` for the embedded single-process server",
+      ),
     );
-    expect(() => loadServeConfig({ config: CONFIG }, { REDIS_URL: BOTH.REDIS_URL })).toThrow(/needs DATABASE_URL \(PostgreSQL\); set it/);
+    expect(() => loadServeConfig({ config: CONFIG }, { REDIS_URL: BOTH.REDIS_URL })).toThrow(
+      /needs DATABASE_URL \(PostgreSQL; or DATABASE_URI, POSTGRES_URI_CUSTOM\); set it/,
+    );
   });
 
   it("refuses an unknown role", () => {

@@ -7,6 +7,7 @@ import { StartupError } from "../errors.js";
 import type { LogLevel } from "../logging.js";
 import { parseGraphDefaults, type GraphDefaults } from "./graph-defaults.js";
 import { loadProjectConfig, type ProjectConfig } from "./langgraph-config.js";
+import { databaseUrlFrom, redisUrlFrom } from "./service-urls.js";
 import { loadWebhookConfig, type WebhookConfig } from "./webhook-config.js";
 
 export interface DevFlags {
@@ -54,6 +55,10 @@ export interface ServerConfig {
   sqliteFile: string;
   /** PostgreSQL instead of the embedded file, when set. */
   databaseUrl?: string;
+  /** The variable databaseUrl came from (DATABASE_URL, or an official server's name), for messages. */
+  databaseVariable?: string;
+  /** `gantry serve`: PostgreSQL or nothing; `gantry dev` falls back to the embedded file. */
+  databaseRequired?: boolean;
   postgresPoolMax: number;
   /** GANTRY_POSTGRES_PREPARED_STATEMENTS: false for poolers that cannot route named statements. */
   postgresPreparedStatements: boolean;
@@ -103,9 +108,6 @@ export interface QueueConfig {
 }
 
 const EnvSchema = z.object({
-  DATABASE_URL: z.string().min(1).optional(),
-  DATABASE_URI: z.string().min(1).optional(),
-  POSTGRES_URI: z.string().min(1).optional(),
   LANGGRAPH_POSTGRES_POOL_MAX_SIZE: z.coerce.number().int().positive().default(20),
   GANTRY_POSTGRES_PREPARED_STATEMENTS: z.enum(["true", "false", "1", "0"]).default("true"),
   LOG_LEVEL: z
@@ -140,8 +142,6 @@ const EnvSchema = z.object({
   // 60 s idle timeout of common proxies and load balancers, so an idle socket is never cut by them.
   GANTRY_WS_PING_MS: z.coerce.number().int().positive().default(20_000),
   GANTRY_REVISION_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
-  REDIS_URL: z.string().min(1).optional(),
-  REDIS_URI: z.string().min(1).optional(),
   REDIS_KEY_PREFIX: z.string().default("gantry:"),
 });
 
@@ -154,10 +154,13 @@ const ROLES: readonly ServeRole[] = ["all", "api", "worker"];
 export function loadServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env, isTty = Boolean(process.stdout.isTTY)): ServeConfig {
   const role = (flags.role ?? "all") as ServeRole;
   if (!ROLES.includes(role)) throw new StartupError(`--role must be one of ${ROLES.join(", ")}, got '${flags.role}'`);
-  const databaseUrl = env.DATABASE_URL ?? env.DATABASE_URI ?? env.POSTGRES_URI;
-  const redisUrl = env.REDIS_URL ?? env.REDIS_URI;
-  const missing = [...(databaseUrl ? [] : ["DATABASE_URL (PostgreSQL)"]), ...(redisUrl ? [] : ["REDIS_URL (Redis)"])];
-  if (missing.length > 0) {
+  const database = databaseUrlFrom(env);
+  const redis = redisUrlFrom(env);
+  const missing = [
+    ...(database ? [] : ["DATABASE_URL (PostgreSQL; or DATABASE_URI, POSTGRES_URI_CUSTOM)"]),
+    ...(redis ? [] : ["REDIS_URL (Redis; or REDIS_URI, REDIS_URI_CUSTOM)"]),
+  ];
+  if (!database || !redis) {
     throw new StartupError(
       `gantry serve needs ${missing.join(" and ")}; set ${missing.length > 1 ? "them" : "it"}, or run \`gantry dev\` for the embedded single-process server`,
     );
@@ -165,9 +168,11 @@ export function loadServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
   const base = loadDevConfig({ ...flags, port: flags.port ?? env.PORT ?? "8123", host: flags.host ?? "0.0.0.0" }, env, isTty);
   return Object.freeze({
     ...base,
-    databaseUrl: databaseUrl!,
+    databaseUrl: database.url,
+    databaseVariable: database.variable,
+    databaseRequired: true,
     role,
-    redis: { url: redisUrl!, keyPrefix: env.REDIS_KEY_PREFIX ?? "gantry:" },
+    redis: { url: redis.url, keyPrefix: env.REDIS_KEY_PREFIX ?? "gantry:" },
   });
 }
 
@@ -192,8 +197,8 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
     dataDir,
     sqliteFile: join(dataDir, "gantry.sqlite"),
     ...(() => {
-      const url = e.DATABASE_URL ?? e.DATABASE_URI ?? e.POSTGRES_URI;
-      return url ? { databaseUrl: url } : {};
+      const database = databaseUrlFrom(env);
+      return database ? { databaseUrl: database.url, databaseVariable: database.variable } : {};
     })(),
     postgresPoolMax: e.LANGGRAPH_POSTGRES_POOL_MAX_SIZE,
     postgresPreparedStatements: e.GANTRY_POSTGRES_PREPARED_STATEMENTS === "true" || e.GANTRY_POSTGRES_PREPARED_STATEMENTS === "1",

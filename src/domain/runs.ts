@@ -139,6 +139,13 @@ export function runService(deps: RunServiceDeps): RunService {
   return {
     checkWebhook,
     async create(threadId, input, request, access) {
+      // A stateless run starts on a fresh thread, where no interrupt waits for the value: LangGraph
+      // would fail the run mid-way (the official server answers 200 and an error), so refuse it here.
+      if (threadId === null && input.command?.resume !== undefined) {
+        throw invalid(
+          "command.resume needs a thread: a stateless run has no interrupted state to resume. Create the run on the interrupted thread (POST /threads/{thread_id}/runs, or client.runs.wait(threadId, …))",
+        );
+      }
       const body = { ...input, metadata: { ...(input.metadata ?? {}) } };
       const found = await assistants.getForRunCached(body.assistant_id, access);
       let assistant = found.assistant;

@@ -3,21 +3,45 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import { checkStorableJson, jsonTextTooDeep, MAX_JSON_DEPTH, unstorableText } from "../domain/limits.js";
+import { closest } from "../did-you-mean.js";
 import { GantryError, invalid, ValidationFailure, type ValidationIssue } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatPath, parseIgnoringUnknownKeys } from "../unknown-keys.js";
 import { readBodyText } from "./node-request.js";
 import { bodyParsedByUserApp } from "./user-app.js";
 
-/** One sentence from a zod failure: where, then what. */
-export function describeZodError(error: z.ZodError, where: "body" | "query"): string {
+/**
+ * One sentence from a zod failure: where, then what, then what would do: a missing field is named
+ * as required, a value outside a fixed set is quoted beside the values allowed (and the likely one).
+ */
+export function describeZodError(error: z.ZodError, where: "body" | "query", value?: unknown): string {
   const issue = mostSpecific(error.issues[0]!);
   if (issue.code === "unrecognized_keys") {
     const prefix = issue.path.length ? `'${formatPath(issue.path)}' in the ${where}` : `the ${where}`;
     return `Unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `'${k}'`).join(", ")} in ${prefix}`;
   }
   const field = issue.path.length ? `Field '${formatPath(issue.path)}'` : where === "body" ? "The request body" : "The query";
+  const got = valueAt(value, issue.path);
+  if (issue.code === "invalid_type" && issue.path.length > 0 && got.found && got.value === undefined)
+    return `${field} is required (expected ${issue.expected})`;
+  // zod's own wording only; a schema's message of its own already says what is allowed.
+  if (issue.code === "invalid_value" && issue.message.startsWith("Invalid option")) {
+    const allowed = issue.values.map((v) => `'${String(v)}'`).join(", ");
+    const likely = typeof got.value === "string" ? closest(got.value, issue.values.map(String)) : undefined;
+    const shown = got.found ? `, got ${JSON.stringify(got.value)}` : "";
+    return `${field} must be one of ${allowed}${shown}${likely ? ` (did you mean '${likely}'?)` : ""}`;
+  }
   return `${field} is invalid: ${issue.message}`;
+}
+
+/** The value at a zod path, `found` when every step above it was an object or a list. */
+function valueAt(value: unknown, path: readonly PropertyKey[]): { found: boolean; value?: unknown } {
+  let current = value;
+  for (const step of path) {
+    if (typeof current !== "object" || current === null) return { found: false };
+    current = (current as Record<PropertyKey, unknown>)[step];
+  }
+  return { found: true, value: current };
 }
 
 /**
@@ -32,7 +56,11 @@ function mostSpecific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
       if (!best || inner.path.length > best.path.length) best = inner;
     }
   }
-  if (!best || best.path.length === 0) return issue;
+  // No branch got into the value: a fixed set of values, where one was expected, says the most.
+  if (!best || best.path.length === 0) {
+    const oneOf = issue.errors.flat().find((inner) => inner.code === "invalid_value");
+    return oneOf ? ({ ...oneOf, path: [...issue.path, ...oneOf.path] } as z.core.$ZodIssue) : issue;
+  }
   return mostSpecific({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
 }
 
@@ -66,7 +94,7 @@ export async function readJson(c: Context, options: { limits: boolean } = { limi
  */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query", onIgnored?: (ignored: string[]) => void): z.output<S> {
   const parsed = parseIgnoringUnknownKeys(schema, value);
-  if (!parsed.success) throw new GantryError("invalid", describeZodError(parsed.error, where));
+  if (!parsed.success) throw new GantryError("invalid", describeZodError(parsed.error, where, value));
   if (parsed.ignored.length > 0) onIgnored?.(parsed.ignored);
   return parsed.data;
 }

@@ -12,11 +12,21 @@ export interface OpenedStorage {
 }
 
 export async function openStorage(
-  options: { sqliteFile: string; databaseUrl?: string; postgresPoolMax: number; postgresPreparedStatements?: boolean },
+  options: {
+    sqliteFile: string;
+    databaseUrl?: string;
+    databaseVariable?: string;
+    databaseRequired?: boolean;
+    postgresPoolMax: number;
+    postgresPreparedStatements?: boolean;
+  },
   log?: Logger,
 ): Promise<OpenedStorage> {
   if (options.databaseUrl) {
     const location = redactUrl(options.databaseUrl);
+    const variable = options.databaseVariable ?? "DATABASE_URL";
+    // `gantry serve` has no embedded file to fall back on: the advice is to fix the database.
+    const otherwise = options.databaseRequired ? "" : `, or unset ${variable} to use the embedded SQLite file`;
     try {
       // Loaded on demand so the embedded default never loads the PostgreSQL driver.
       const { openPostgresStorage } = await import("./postgres/open-postgres.js");
@@ -28,10 +38,9 @@ export async function openStorage(
       });
       return { storage, migrated: storage.migrated, location };
     } catch (err) {
-      if (err instanceof StartupError)
-        throw new StartupError(`${err.message} (the database comes from DATABASE_URL; unset it to use the embedded SQLite file)`);
+      if (err instanceof StartupError) throw new StartupError(`${err.message} (the database comes from ${variable}${otherwise})`);
       throw new StartupError(
-        `Cannot open PostgreSQL at ${location} (from DATABASE_URL): ${(err as Error).message}. Check that the server is running and the URL is right, or unset DATABASE_URL to use the embedded SQLite file.`,
+        `Cannot open PostgreSQL at ${location} (from ${variable}): ${(err as Error).message}. Check that the server is running and the URL is right${otherwise}.`,
       );
     }
   }

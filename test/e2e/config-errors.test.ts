@@ -1,6 +1,7 @@
 // Start-up failures as a user meets them: `gantry dev` on a broken project exits non-zero with one
 // line on stderr that names the file (and the graph and the cause where there is one), with no
 // stack trace, and never starts listening.
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type AddressInfo, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -21,8 +22,11 @@ afterAll(async () => {
 
 const brokenConfig = (name: string) => fixture("broken", name, "langgraph.json");
 
-/** `gantry dev` with a throwaway data dir, so a config that wrongly starts writes nothing beside the fixtures. */
-const dev = (config: string, ...extra: string[]) => ["dev", "--config", config, "--port", "0", "--data-dir", dataDir, ...extra];
+/**
+ * `gantry dev` with a throwaway data dir, so a config that wrongly starts writes nothing beside the
+ * fixtures; one per run, since each run locks its directory before it loads the project.
+ */
+const dev = (config: string, ...extra: string[]) => ["dev", "--config", config, "--port", "0", "--data-dir", join(dataDir, randomUUID()), ...extra];
 
 function expectOneMessage(expect: ExpectStatic, run: FailedRun, mentions: string[]): void {
   expect(run.code, run.stderr).not.toBe(0);
@@ -151,6 +155,8 @@ describe.concurrent("a broken command line", () => {
   it("refuses to start `serve` without PostgreSQL and Redis, naming what is missing", async ({ expect }) => {
     const run = await runGantryExpectingFailure(["serve", "--config", GRAPHS_CONFIG]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("gantry serve needs DATABASE_URL (PostgreSQL) and REDIS_URL (Redis)");
+    expect(run.stderr).toContain(
+      "gantry serve needs DATABASE_URL (PostgreSQL; or DATABASE_URI, POSTGRES_URI_CUSTOM) and REDIS_URL (Redis; or REDIS_URI, REDIS_URI_CUSTOM)",
+    );
   });
 });
