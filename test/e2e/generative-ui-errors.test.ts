@@ -36,7 +36,7 @@ const CASES = [
 describe.concurrent("a ui entry that does not build", { timeout: 120_000 }, () => {
   it.for(CASES)("stops start-up with one message for $what", async ({ dir, mentions, cause }, { expect }) => {
     const file = fixture("broken", dir, "ui.jsx");
-    const args = ["dev", "--config", fixture("broken", dir, "langgraph.json"), "--port", "0", "--data-dir", dataDir];
+    const args = ["dev", "--config", fixture("broken", dir, "langgraph.json"), "--port", "0", "--data-dir", join(dataDir, dir)];
     const run = await runGantryExpectingFailure(args, undefined, 100_000);
     expect(run.code, run.stderr).not.toBe(0);
     const lines = run.stderr.trimEnd().split("\n");
