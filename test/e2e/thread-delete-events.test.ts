@@ -118,8 +118,12 @@ function deletedThreadCases(open: OpenStore, env?: Record<string, string>) {
     expect(mentions(threadFrames, aliceSecret), JSON.stringify(threadFrames)).toBe(false);
     expect(protocolFrames.filter((f) => f.event === "error")).toEqual([]);
     expect(threadFrames.filter((f) => f.event === "error")).toEqual([]);
-    // alice's run went with her thread: bob cannot reach it, nor its log.
-    expect((await request(url, "GET", `/threads/${threadId}/runs/${runId}/stream`, { headers: bearer("token-bob") })).status).toBe(404);
+    // alice's run went with her thread: bob cannot reach it, nor its log. As on the reference, the
+    // join opens a stream whose one event is an error saying 404.
+    const join = await request(url, "GET", `/threads/${threadId}/runs/${runId}/stream`, { headers: bearer("token-bob") });
+    expect(join.text).toMatch(/^event: error\n/);
+    expect(join.text).toContain("404");
+    expect(join.text).not.toContain(aliceSecret);
   });
 }
 
