@@ -349,18 +349,21 @@ async function composeServer(config: ServerConfig, logger: Logger, infra: Server
   };
 }
 
+/** The app's fetch; `env` carries the Node request and response (@hono/node-server), which body reading needs. */
+type AppFetch = (request: Request, env?: unknown) => Response | Promise<Response>;
+
 interface EarlyListener extends Listening {
   /** Hands requests, those that waited included, to the app once it is built. */
-  serve(fetch: (request: Request) => Response | Promise<Response>): void;
+  serve(fetch: AppFetch): void;
 }
 
 async function listenEarly(host: string, port: number): Promise<EarlyListener> {
-  let handOver: (fetch: (request: Request) => Response | Promise<Response>) => void = () => {};
-  const ready = new Promise<(request: Request) => Response | Promise<Response>>((resolveReady) => {
+  let handOver: (fetch: AppFetch) => void = () => {};
+  const ready = new Promise<AppFetch>((resolveReady) => {
     handOver = resolveReady;
   });
-  let app: ((request: Request) => Response | Promise<Response>) | undefined;
-  const listening = await listenHttp(async (request) => (app ?? (await ready))(request), host, port);
+  let app: AppFetch | undefined;
+  const listening = await listenHttp(async (request, env) => (app ?? (await ready))(request, env), host, port);
   return {
     ...listening,
     serve(fetch) {

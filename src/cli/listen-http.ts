@@ -23,7 +23,7 @@ export interface Listening {
   origin: string;
 }
 
-export async function listenHttp(fetch: (request: Request) => Response | Promise<Response>, host: string, port: number): Promise<Listening> {
+export async function listenHttp(fetch: (request: Request, env?: unknown) => Response | Promise<Response>, host: string, port: number): Promise<Listening> {
   const server = await new Promise<Server>((resolveListen, rejectListen) => {
     const s = serve(
       {

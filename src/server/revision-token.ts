@@ -4,8 +4,7 @@
 // health check know (GANTRY_REVISION_TOKEN, set by the control plane). Compared in constant time.
 // In-process calls (loopback.ts) do not pass through here.
 import { createHash, timingSafeEqual } from "node:crypto";
-
-export const REVISION_TOKEN_HEADER = "x-gantry-revision-token";
+import { REVISION_TOKEN_HEADER } from "../config/revision-token.js";
 
 type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 

@@ -5,7 +5,7 @@
 // process stop children a crashed one left behind.
 //
 // Each child runs in its deployment's sandbox (sandbox/sandbox.ts) and requires a token of its own
-// on every request (server/revision-token.ts), which only the router and the health check send.
+// on every request (config/revision-token.ts), which only the router and the health check send.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
@@ -13,7 +13,7 @@ import { mkdir, rm, unlink, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../../logging.js";
-import { REVISION_TOKEN_HEADER } from "../../server/revision-token.js";
+import { REVISION_TOKEN_HEADER } from "../../config/revision-token.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { DeploymentData } from "./deployment-data.js";
 import type { Launch } from "../sandbox/sandbox.js";
