@@ -25,6 +25,30 @@ interface Judged {
   repeats: string[];
 }
 
+/** Prints a scenario's figures, then holds it to them: no replica exited, every run finished, no finished step ran again. */
+function judgeTrials(
+  scenario: string,
+  fault: string,
+  { trials, results, exits, recoveryMs }: { trials: number; results: Judged[]; exits: string[]; recoveryMs: number[] },
+  extra: Record<string, unknown> = {},
+): void {
+  const failedRuns = results.flatMap((r) => r.failedRuns);
+  const repeats = results.flatMap((r) => r.repeats);
+  reportFigures(scenario, {
+    ...extra,
+    trials,
+    runs: results.reduce((n, r) => n + r.runs, 0),
+    failed_runs: failedRuns.length,
+    steps_executed_twice: results.reduce((n, r) => n + r.stepsExecutedTwice, 0),
+    runs_repeating_finished_steps: results.reduce((n, r) => n + r.runsRepeatingFinishedSteps, 0),
+    replica_exits: exits.length,
+    recovery_ms: recoveryMs,
+  });
+  expect(exits, `replicas that exited on ${fault}`).toEqual([]);
+  expect(failedRuns, "runs that did not finish every step").toEqual([]);
+  expect(repeats, "finished steps executed again").toEqual([]);
+}
+
 describeFaults("fault suite: PostgreSQL drops under two replicas", () => {
   let cluster: FaultCluster;
 
@@ -143,21 +167,7 @@ describeFaults("fault suite: PostgreSQL drops under two replicas", () => {
       exitsByFault.push(`${fault.name}: ${exits.length - exitsBefore}`);
       results.push(await judge(runs, statuses));
     }
-    const failedRuns = results.flatMap((r) => r.failedRuns);
-    const repeats = results.flatMap((r) => r.repeats);
-    reportFigures("PostgreSQL drops", {
-      exits_per_fault: exitsByFault,
-      trials,
-      runs: results.reduce((n, r) => n + r.runs, 0),
-      failed_runs: failedRuns.length,
-      steps_executed_twice: results.reduce((n, r) => n + r.stepsExecutedTwice, 0),
-      runs_repeating_finished_steps: results.reduce((n, r) => n + r.runsRepeatingFinishedSteps, 0),
-      replica_exits: exits.length,
-      recovery_ms: recoveryMs,
-    });
-    expect(exits, "replicas that exited on a PostgreSQL drop").toEqual([]);
-    expect(failedRuns, "runs that did not finish every step").toEqual([]);
-    expect(repeats, "finished steps executed again").toEqual([]);
+    judgeTrials("PostgreSQL drops", "a PostgreSQL drop", { trials, results, exits, recoveryMs }, { exits_per_fault: exitsByFault });
   }, 240_000);
 
   it("repeats at most the step under way after a PostgreSQL outage mid-run", async () => {
@@ -178,19 +188,6 @@ describeFaults("fault suite: PostgreSQL drops under two replicas", () => {
       exits.push(...(await cluster.replaceExited()));
       results.push(await judge(runs, statuses));
     }
-    const failedRuns = results.flatMap((r) => r.failedRuns);
-    const repeats = results.flatMap((r) => r.repeats);
-    reportFigures("PostgreSQL outage mid-run", {
-      trials,
-      runs: results.reduce((n, r) => n + r.runs, 0),
-      failed_runs: failedRuns.length,
-      steps_executed_twice: results.reduce((n, r) => n + r.stepsExecutedTwice, 0),
-      runs_repeating_finished_steps: results.reduce((n, r) => n + r.runsRepeatingFinishedSteps, 0),
-      replica_exits: exits.length,
-      recovery_ms: recoveryMs,
-    });
-    expect(exits, "replicas that exited on the outage").toEqual([]);
-    expect(failedRuns, "runs that did not finish every step").toEqual([]);
-    expect(repeats, "finished steps executed again").toEqual([]);
+    judgeTrials("PostgreSQL outage mid-run", "the outage", { trials, results, exits, recoveryMs });
   }, 180_000);
 });
