@@ -146,8 +146,9 @@ export interface RunRepo {
   /** Records the outcome of a running run held by `workerId`; false when the lease was lost. */
   finish(runId: string, workerId: string, outcome: RunOutcome): Promise<boolean>;
   /**
-   * Hands a running run held by `workerId` back to the queue (a worker shutting down): pending
-   * again at once, for another worker to resume from its last checkpoint. False when not held.
+   * Hands a running run held by `workerId` back to the queue (a worker shutting down, or one that
+   * lost the database mid-run): pending again at once, for another worker to resume from its last
+   * checkpoint. A handed-back attempt does not count against `maxAttempts`. False when not held.
    */
   release(runId: string, workerId: string, now: Date): Promise<boolean>;
   /** Cancels runs by id (optionally on one thread), or every run with a status ("pending"/"running"/"all"). */
@@ -159,7 +160,8 @@ export interface RunRepo {
   ): Promise<CancelResult>;
   /**
    * Running runs whose lease ran out go back to pending (their next attempt resumes from the last
-   * checkpoint), or end in error once `maxAttempts` were made. Returns how many of each.
+   * checkpoint), or end in error once `maxAttempts` attempts were lost this way (attempts handed
+   * back by `release` are not). Returns how many of each.
    * `expiredBefore` (default `now`) lets a process that knows it is the only one, such as `gantry
    * dev` at boot, recover leases that have not run out yet; `now` stamps what is written.
    */

@@ -66,8 +66,6 @@ await describeWithPostgresAndRedis("gantry serve while its PostgreSQL connection
         GANTRY_RUN_HEARTBEAT_MS: "1000",
         GANTRY_RUN_SWEEP_MS: "1000",
         GANTRY_QUEUE_POLL_MS: "200",
-        // A run may be cut several times; it must finish, not run out of attempts.
-        BG_JOB_MAX_ATTEMPTS: "50",
       },
     });
   }, 120_000);

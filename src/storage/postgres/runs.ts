@@ -469,7 +469,8 @@ export function postgresRuns(pool: Pool): RunRepo {
       // The thread stays busy: its run is pending again, and claims skip nothing on its account.
       const result = await query(
         pool,
-        `UPDATE runs SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = $3, updated_at = $3
+        `UPDATE runs SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = $3, updated_at = $3,
+           handed_back = handed_back + 1
          WHERE run_id = $1 AND status = 'running' AND lease_owner = $2`,
         [runId, workerId, now],
       );
@@ -509,22 +510,22 @@ export function postgresRuns(pool: Pool): RunRepo {
       const { rows } = await query<{ requeued: string; failed: string }>(
         pool,
         `WITH expired AS (
-           SELECT r.run_id, r.attempt
+           SELECT r.run_id, r.attempt - r.handed_back AS lost
            FROM runs r JOIN threads t ON t.thread_id = r.thread_id
            WHERE r.status = 'running' AND r.lease_until < $3
            FOR UPDATE OF r, t SKIP LOCKED
          ), requeued AS (
            UPDATE runs r SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = $1, updated_at = $1
-           FROM expired e WHERE r.run_id = e.run_id AND e.attempt < $2
+           FROM expired e WHERE r.run_id = e.run_id AND e.lost < $2
            RETURNING r.run_id
          ), failed AS (
            UPDATE runs r SET status = 'error', lease_owner = NULL, lease_until = NULL, updated_at = $1
-           FROM expired e WHERE r.run_id = e.run_id AND e.attempt >= $2
-           RETURNING r.run_id, r.thread_id, r.attempt
+           FROM expired e WHERE r.run_id = e.run_id AND e.lost >= $2
+           RETURNING r.run_id, r.thread_id, e.lost
          ), failed_threads AS (
            UPDATE threads t SET status = 'error', updated_at = $1,
              error = jsonb_build_object('error', 'RunAttemptsExhausted',
-               'message', format('Run %s was lost by its worker %s times and will not be retried', f.run_id, f.attempt))
+               'message', format('Run %s was lost by its worker %s times and will not be retried', f.run_id, f.lost))
            FROM failed f WHERE t.thread_id = f.thread_id
          )
          SELECT (SELECT COUNT(*) FROM requeued) AS requeued, (SELECT COUNT(*) FROM failed) AS failed`,

@@ -298,18 +298,16 @@ export function sqliteRuns(db: Database.Database): RunRepo {
   const recoverExpired = db.transaction((now: Date, maxAttempts: number, expiredBefore: Date) => {
     const stamp = now.toISOString();
     const cutoff = expiredBefore.toISOString();
-    const expired = db.prepare("SELECT run_id, thread_id, attempt FROM runs WHERE status = 'running' AND lease_until < ?").all(cutoff) as Array<{
-      run_id: string;
-      thread_id: string;
-      attempt: number;
-    }>;
+    const expired = db
+      .prepare("SELECT run_id, thread_id, attempt - handed_back AS lost FROM runs WHERE status = 'running' AND lease_until < ?")
+      .all(cutoff) as Array<{ run_id: string; thread_id: string; lost: number }>;
     let requeued = 0;
     let failed = 0;
     for (const run of expired) {
-      if (run.attempt >= maxAttempts) {
+      if (run.lost >= maxAttempts) {
         sql("UPDATE runs SET status = 'error', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE run_id = ?").run(stamp, run.run_id);
         sql("UPDATE threads SET error = ? WHERE thread_id = ?").run(
-          JSON.stringify({ error: "RunAttemptsExhausted", message: `Run ${run.run_id} was lost by its worker ${run.attempt} times and will not be retried` }),
+          JSON.stringify({ error: "RunAttemptsExhausted", message: `Run ${run.run_id} was lost by its worker ${run.lost} times and will not be retried` }),
           run.thread_id,
         );
         settleThread(run.thread_id, stamp, "error");
@@ -381,7 +379,7 @@ export function sqliteRuns(db: Database.Database): RunRepo {
     async release(runId, workerId, now) {
       const stamp = now.toISOString();
       const result = sql(
-        "UPDATE runs SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = ?, updated_at = ? WHERE run_id = ? AND status = 'running' AND lease_owner = ?",
+        "UPDATE runs SET status = 'pending', lease_owner = NULL, lease_until = NULL, available_at = ?, updated_at = ?, handed_back = handed_back + 1 WHERE run_id = ? AND status = 'running' AND lease_owner = ?",
       ).run(stamp, stamp, runId, workerId);
       return result.changes === 1;
     },

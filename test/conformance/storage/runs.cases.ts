@@ -965,6 +965,28 @@ export function runCases<S extends MigratedStorage>({ test }: CaseContext, harne
     expect((await claim(s, new Date(now)))?.run_id).toBe(waiting.run_id);
   });
 
+  fresh("counts only lost attempts against the limit, not attempts their worker handed back", async (s) => {
+    const threadId = await thread(s);
+    const run = await enqueue(s, newRun(threadId));
+    let now = Date.now();
+    // A flapping database: three attempts handed back one after another, each with a new number.
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(await claim(s, new Date(now), "flapping-worker", SECOND)).toMatchObject({ run_id: run.run_id, attempt });
+      expect(await s.runs.release(run.run_id, "flapping-worker", new Date(now + 1))).toBe(true);
+      now += 10;
+    }
+    expect(await claim(s, new Date(now), "lost-worker", SECOND)).toMatchObject({ run_id: run.run_id, attempt: 4 });
+    now += 2 * SECOND;
+    expect(await s.runs.recoverExpired(new Date(now), 2)).toEqual({ requeued: 1, failed: 0 });
+    expect(await claim(s, new Date(now), "lost-worker", SECOND)).toMatchObject({ run_id: run.run_id, attempt: 5 });
+    now += 2 * SECOND;
+    expect(await s.runs.recoverExpired(new Date(now), 2)).toEqual({ requeued: 0, failed: 1 });
+    expect(await s.threads.get(threadId)).toMatchObject({
+      status: "error",
+      error: { error: "RunAttemptsExhausted", message: `Run ${run.run_id} was lost by its worker 2 times and will not be retried` },
+    });
+  });
+
   // ---- get, list, delete ---------------------------------------------------------------------
 
   fresh("gets a run by id, and only on its own thread when a thread is given", async (s) => {

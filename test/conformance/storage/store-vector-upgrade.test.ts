@@ -66,7 +66,7 @@ describe("store vectors after an upgrade: sqlite", () => {
 
     const storage = openSqliteStorage(file);
     cleanups.push(() => storage.close());
-    expect(storage.migrated).toEqual(["0006_store_vector_blobs", "0007_store_vector_index"]);
+    expect(storage.migrated).toEqual(expect.arrayContaining(["0006_store_vector_blobs", "0007_store_vector_index"]));
     await expectOldVectorsRanked(storage);
   });
 });
@@ -90,7 +90,7 @@ await describeWithPostgres("store vectors after an upgrade: postgres", () => {
 
     const storage = await openPostgresStorage({ url: TEST_DATABASE_URL, schema });
     cleanups.push(() => storage.dropSchemaAndClose());
-    expect(storage.migrated).toEqual(["0006_store_vector_reals"]);
+    expect(storage.migrated).toEqual(expect.arrayContaining(["0006_store_vector_reals"]));
     await expectOldVectorsRanked(storage);
   });
 });
