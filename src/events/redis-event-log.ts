@@ -25,6 +25,7 @@ import type { Redis } from "ioredis";
 import { invalid } from "../errors.js";
 import { EventsLostError, LOST, StaleWriterError } from "./event-log-errors.js";
 import type { RedisChannels } from "./redis-channels.js";
+import { type Batch, type BatchEntry, batchInbox, parseBatch } from "./redis-batch-inbox.js";
 import { APPEND, ATTACH, DELETE, END, OPEN, PAGE_READ } from "./redis-log-scripts.js";
 import { DEFAULT_MAX_EVENTS, remember, type RunEvent, type RunEventLog, type StoredEvent } from "./run-event-log.js";
 
@@ -53,8 +54,6 @@ const PAGE = 500;
 // One batch's bounds: a script blocks Redis while it runs, and its arguments sit in memory twice.
 const BATCH_EVENTS = 256;
 const BATCH_BYTES = 1 << 20;
-// Events a reader holds from its channel before it has read them; past it, it reads the stream.
-const INBOX_EVENTS = 4096;
 
 type StreamEntry = [id: string, fields: string[]];
 
@@ -79,13 +78,6 @@ interface Pending {
   also: boolean;
   resolve(id: string): void;
   reject(err: unknown): void;
-}
-
-/** A batch as a log's channel carries it: the id it follows, its events, whether the log ended after them. */
-interface Batch {
-  prev: string;
-  entries: BatchEntry[];
-  end: boolean;
 }
 
 /** A batch, a nudge (a message that is no batch: 'open', an end whose position is unknown: read the stream), or the log deleted. */
@@ -454,58 +446,6 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       return entry ? toEvent(entry[0], entry[1]) : undefined;
     },
   };
-}
-
-type BatchEntry = [id: string, event: string, data: unknown];
-
-/**
- * The batches a reader's channel carried, oldest first. Bounded: a reader that does not keep up
- * drops them and reads the stream instead.
- */
-function batchInbox() {
-  let batches: Batch[] = [];
-  let held = 0;
-  return {
-    /** False for a batch dropped. */
-    add(batch: Batch): boolean {
-      if (held + batch.entries.length > INBOX_EVENTS) {
-        batches = [];
-        held = 0;
-        return false;
-      }
-      batches.push(batch);
-      held += batch.entries.length;
-      return true;
-    },
-    /** Whether batches are held that do not continue from where the reader is (a gap before them). */
-    waiting: () => batches.length > 0,
-    /**
-     * The batch that follows `cursor` exactly, or "end" when the log ended right there; drops
-     * what was already read; nothing if there is a gap.
-     */
-    next(cursor: string): BatchEntry[] | "end" | undefined {
-      while (batches.length > 0) {
-        const first = batches[0]!;
-        if (first.prev !== cursor && compareIds(first.entries.at(-1)?.[0] ?? first.prev, cursor) > 0) return undefined;
-        batches.shift();
-        held -= first.entries.length;
-        if (first.prev === cursor) return first.end ? "end" : first.entries;
-      }
-      return undefined;
-    },
-  };
-}
-
-/** A channel message that is a batch (one that is not: 'open', 'end', a bare id from an older replica, makes the reader read the stream). */
-function parseBatch(message: string): Batch {
-  const { p, b, end } = JSON.parse(message) as { p: string; b: BatchEntry[]; end?: 1 };
-  return { prev: p, entries: b, end: end === 1 };
-}
-
-function compareIds(a: string, b: string): number {
-  const [aMs, aSeq] = a.split("-").map(Number) as [number, number];
-  const [bMs, bSeq] = b.split("-").map(Number) as [number, number];
-  return aMs - bMs || aSeq - bSeq;
 }
 
 function toEvent(id: string, fields: string[]): StoredEvent {
