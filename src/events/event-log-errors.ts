@@ -5,7 +5,8 @@
 /**
  * A reader would pass over events the log no longer holds: the log vanished (Redis restarted
  * without persistence, the key was evicted or expired) or was re-created since, or a resume asks
- * for events after an id the log no longer reaches back to. Thrown by a read's iterator, never as
+ * for events after an id the log no longer reaches back to, or a reader fell so far behind that
+ * the log dropped what it had not read. Thrown by a read's iterator, never as
  * a clean end: a stream that stops here must say that it is short.
  */
 export class EventsLostError extends Error {
@@ -31,6 +32,7 @@ export const LOST = {
   missing: (status: string) =>
     `has no event log although the run is ${status} (its event log vanished: Redis restarted without persistence, or the key was evicted)`,
   before: (after: string) => `no longer holds the events after ${after.slice(0, 64)}`,
+  behind: "dropped events this reader had not read yet (the reader fell further behind the run than the log keeps)",
 };
 
 function describe(key: string): string {

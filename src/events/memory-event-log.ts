@@ -57,8 +57,7 @@ interface Log {
 /**
  * In-process logs. Readers hold a cursor into the one shared array, so a slow reader costs no
  * copy; it pins events only in a non-resumable log, and never more than `maxEvents`. A reader that
- * falls more than `maxEvents` behind skips what was dropped and continues with the oldest event
- * still held (the gap shows in the ids). Expiry is checked on every access against `now`, and an
+ * falls more than `maxEvents` behind has lost what was dropped: its read throws EventsLostError. Expiry is checked on every access against `now`, and an
  * unref'd sweep reclaims logs nobody touches.
  */
 export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLog & { close(): void } {
@@ -292,7 +291,7 @@ async function* follow(key: string, log: Log, cursor: Cursor, signal: AbortSigna
     while (!signal?.aborted) {
       if (log.deleted) return;
       if (log.origin !== origin) throw new EventsLostError(key, LOST.replaced);
-      cursor.pos = Math.max(cursor.pos, log.base + log.head);
+      if (cursor.pos < log.base + log.head) throw new EventsLostError(key, LOST.behind);
       if (cursor.pos < log.base + log.events.length) {
         const event = log.events[cursor.pos - log.base]!;
         cursor.pos += 1;

@@ -57,11 +57,15 @@ const BATCH_BYTES = 1 << 20;
 
 type StreamEntry = [id: string, fields: string[]];
 
-/** Events read from the stream, and the log's end flag as it was before they were read (null: the log is gone), and its born. */
+/**
+ * Events read from the stream, and the log's end flag as it was before they were read (null: the
+ * log is gone), its born, and whether it trimmed events the reader had not read.
+ */
 interface Page {
   ended: string | null;
   entries: StreamEntry[];
   born: string;
+  trimmed: boolean;
 }
 
 /** Where a new reader stands, and the first page it reads; or why its replay would read short. */
@@ -207,7 +211,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       | [string, string | null, string, StreamEntry[], string, Attached["gap"]];
     if (reply.length === 0) return null;
     const [ended, idle, cursor, entries, born, gap] = reply;
-    return { cursor, idle: idle === "1", page: { ended, entries, born }, gap };
+    return { cursor, idle: idle === "1", page: { ended, entries, born, trimmed: false }, gap };
   };
 
   /**
@@ -291,6 +295,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
             // (A log an older replica made has no born to compare.)
             if (ended === null && !gone) throw new EventsLostError(key, LOST.gone);
             if (born !== "" && read.born !== born && !gone) throw new EventsLostError(key, LOST.replaced);
+            if (read.trimmed) throw new EventsLostError(key, LOST.behind);
             for (const [id, fields] of entries) {
               cursor = id;
               yield toEvent(id, fields);
@@ -328,8 +333,8 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   };
 
   const readPage = async (key: string, cursor: string): Promise<Page> => {
-    const [ended, entries, born] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[], string];
-    return { ended, entries, born };
+    const [ended, entries, born, trimmed] = (await pageScript(metaKey(key), streamKey(key), cursor, PAGE)) as [string | null, StreamEntry[], string, string];
+    return { ended, entries, born, trimmed: trimmed === "1" };
   };
 
   return {

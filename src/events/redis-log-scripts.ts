@@ -264,9 +264,19 @@ return {meta[1], meta[2], ARGV[1], redis.call('XRANGE', KEYS[2], '(' .. ARGV[1],
 
 // KEYS: meta, stream. ARGV: cursor, page size. The end flag is read before the page: if it was
 // set, every event is already in the stream. Then the log's born: a reader that attached to
-// another log (this one was re-created since) has lost what was between.
-export const PAGE_READ = `
-return {redis.call('HGET', KEYS[1], 'ended'), redis.call('XRANGE', KEYS[2], '(' .. ARGV[1], '+', 'COUNT', ARGV[2]), redis.call('HGET', KEYS[1], 'born') or ''}`;
+// another log (this one was re-created since) has lost what was between. Last, '1' when the log
+// trimmed events past the cursor (a reader further behind than the log keeps): counted appends
+// exceed what the stream holds and its oldest event comes after the cursor. A reader whose cursor
+// is exactly the last event trimmed is told so too; it stands maxEvents behind the writer anyway.
+export const PAGE_READ = `${ID_HELPERS}
+local ended = redis.call('HGET', KEYS[1], 'ended')
+local entries = redis.call('XRANGE', KEYS[2], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])
+local trimmed = ''
+if ARGV[1] ~= '0-0' and tonumber(redis.call('HGET', KEYS[1], 'n') or '0') > redis.call('XLEN', KEYS[2]) then
+  local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
+  if first[1] and before(ARGV[1], first[1][1]) then trimmed = '1' end
+end
+return {ended, entries, redis.call('HGET', KEYS[1], 'born') or '', trimmed}`;
 
 // KEYS: meta, stream. ARGV: channel. Removes the log; its readers on every process hear 'gone' and stop.
 export const DELETE = `${PUBLISH_HELPER}

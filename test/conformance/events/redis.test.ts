@@ -240,4 +240,20 @@ await describeWithRedis("Redis event log and bus", () => {
     await expect(collect(small.read(key, { after: ids[5]! }))).rejects.toThrow(EventsLostError);
     expect((await collect(small.read(key, { after: ids[398]! }))).map((e) => e.id)).toEqual([ids[399]]);
   });
+
+  it("tells a reader that fell further behind than the log keeps that it lost events, instead of skipping them", async () => {
+    const logger = createLogger({ level: "error", json: true });
+    const options = { prefix, retentionMs, openTtlMs: 60_000, maxEvents: 10, pollMs: 60_000 };
+    const writer = createRedisEventLog({ ...options, commands: redis.commands, channels: redisChannels(redis.subscriber, logger), processId: "W" });
+    const reader = createRedisEventLog({ ...options, commands: other.commands, channels: redisChannels(other.subscriber, logger), processId: "R" });
+    const key = `run-${randomUUID()}`;
+    await writer.open(key, { resumable: true });
+    const first = await writer.append(key, { event: "values", data: { i: 0 } });
+    const behind = reader.read(key, { after: "-1" })[Symbol.asyncIterator]();
+    expect((await behind.next()).value?.id).toBe(first);
+    // More than the reader's inbox holds: it must go back to the stream, which kept only the last few.
+    await Promise.all(Array.from({ length: 5000 }, (_, i) => writer.append(key, { event: "values", data: { i: i + 1 } })));
+    await writer.end(key);
+    await expect(collect({ [Symbol.asyncIterator]: () => behind })).rejects.toThrow(/fell further behind/);
+  });
 });
