@@ -232,12 +232,13 @@ describe("control plane API", () => {
   it("refuses to start without a secrets key or an API key outside --dev", async () => {
     const dataDir = controlPlaneDataDir();
     try {
-      const noKey = await runGantryExpectingFailure(["control-plane", "--port", "0", "--data-dir", dataDir], { GANTRY_API_KEYS: API_KEY });
+      // Side by side: both stop on their configuration, before anything reads or writes the data dir.
+      const [noKey, noApiKey] = await Promise.all([
+        runGantryExpectingFailure(["control-plane", "--port", "0", "--data-dir", dataDir], { GANTRY_API_KEYS: API_KEY }),
+        runGantryExpectingFailure(["control-plane", "--port", "0", "--data-dir", dataDir], { GANTRY_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") }),
+      ]);
       expect(noKey.code).toBe(1);
       expect(noKey.stderr).toContain("GANTRY_SECRETS_KEY is not set");
-      const noApiKey = await runGantryExpectingFailure(["control-plane", "--port", "0", "--data-dir", dataDir], {
-        GANTRY_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64"),
-      });
       expect(noApiKey.stderr).toContain("No API key is configured");
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

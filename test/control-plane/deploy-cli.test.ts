@@ -57,7 +57,8 @@ describe("gantry deploy", { timeout: 90_000 }, () => {
     expect(result.stdout).toBe("");
   });
 
-  it("sets the deployment's custom URL with --custom-url and prints it, and the SDK reaches the new revision there", async () => {
+  // This test and the last run side by side: the last is refused before it reaches any deployment.
+  it.concurrent("sets the deployment's custom URL with --custom-url and prints it, and the SDK reaches the new revision there", async ({ expect }) => {
     suite.repo.commit("v2");
     // A name pointed at the control plane: it routes the name by Host, apart from its own addresses.
     const customUrl = `http://cli-agent-${Date.now()}.example.test`;
@@ -70,7 +71,7 @@ describe("gantry deploy", { timeout: 90_000 }, () => {
     expect(answer.reply).toBe("v2:ci");
   });
 
-  it("exits 2 when a new deployment has no --repo-url, and 1 when the key is refused", async () => {
+  it.concurrent("exits 2 when a new deployment has no --repo-url, and 1 when the key is refused", async ({ expect }) => {
     expect((await gantryDeploy(["--url", suite.cp.url, "--name", "never-created"], { GANTRY_API_KEY: API_KEY })).code).toBe(2);
     const refused = await gantryDeploy(common(), { GANTRY_API_KEY: "wrong" });
     expect(refused.code).toBe(1);

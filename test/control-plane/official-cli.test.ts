@@ -114,7 +114,9 @@ describe("the official langgraph CLI deploys to the control plane", { timeout: 2
     expect(revisions.body.resources[0].source_revision_config.source_tarball_path).toMatch(new RegExp(`^uploads/${deploymentId}/[0-9a-f-]{36}\\.tar\\.gz$`));
   });
 
-  it("lists deployments and revisions, and shows build and deploy logs", async () => {
+  // This test and the next run side by side: the next deploys a project of its own, and the CLI
+  // spends most of a deploy waiting between its polls (3 s apart).
+  it.concurrent("lists deployments and revisions, and shows build and deploy logs", async ({ expect }) => {
     const dir = join(projects, "cli-agent");
     const list = await langgraph(dir, ["deploy", "list", "--host-url", suite.cp.url]);
     expect(list.code, list.out).toBe(0);
@@ -133,7 +135,7 @@ describe("the official langgraph CLI deploys to the control plane", { timeout: 2
     expect(errors.out).not.toContain("Healthy: GET");
   });
 
-  it("exits 1 on a project whose graph fails, with the last build log lines", async () => {
+  it.concurrent("exits 1 on a project whose graph fails, with the last build log lines", async ({ expect }) => {
     const dir = project("cli-broken", BROKEN_GRAPH);
     const result = await deploy(dir);
     expect(result.code, result.out).toBe(1);
