@@ -1,7 +1,7 @@
 // A second `gantry dev` started by mistake next to a live one (a double `npm start`): on the same
 // data directory it stops at the directory's lock, on the same port at the port, and either way it
 // exits non-zero with one message before its start-up recovery touches the live server's run.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@langchain/langgraph-sdk";
 import { runGantryExpectingFailure, startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { describeWithPostgres, freshSchemaName, onTestDatabase, TEST_DATABASE_URL } from "../support/postgres.js";
@@ -35,9 +35,17 @@ async function expectUntouched(server: RunningGantry, live: { client: Client; th
 }
 
 describe("a second gantry dev on the same data directory", () => {
+  // One first server for both cases: the second case ends it with a kill -9, as the first no
+  // longer needs it, and a server start is most of what each case costs.
+  let first: RunningGantry;
+  beforeAll(async () => {
+    first = await startGantry({ config: RUNS_CONFIG, env: RUNS_ENV });
+  });
+  afterAll(async () => {
+    await first?.stop();
+  });
+
   it("exits non-zero naming the directory, and leaves the live server's run alone", async () => {
-    const first = await startGantry({ config: RUNS_CONFIG, env: RUNS_ENV });
-    started.push(first);
     const live = await liveRun(first);
 
     const second = await runGantryExpectingFailure(["dev", "--config", RUNS_CONFIG, "--port", "0", "--data-dir", first.dataDir], RUNS_ENV);
@@ -51,8 +59,6 @@ describe("a second gantry dev on the same data directory", () => {
   }, 90_000);
 
   it("starts once the first one has stopped, even after a kill -9 left no clean shutdown", async () => {
-    const first = await startGantry({ config: RUNS_CONFIG, env: RUNS_ENV });
-    started.push(first);
     await first.kill("SIGKILL");
     const again = await startGantry({ config: RUNS_CONFIG, env: RUNS_ENV, dataDir: first.dataDir });
     started.push(again);
