@@ -1,7 +1,8 @@
 // Thread rules: creates honour if_exists and the configured default TTL, patches merge metadata,
-// copies need an existing source, and expired threads are swept. Deleting a thread deletes its
-// event logs too (its runs', its thread stream's, its protocol stream's): a thread created later
-// under the same id, perhaps by another user, starts with none of its events.
+// copies need an existing source, and expired threads are swept (deleted, or pruned to their latest
+// checkpoint). Deleting a thread, by request or by TTL, deletes its event logs too (its runs', its
+// thread stream's, its protocol stream's): a thread created later under the same id, perhaps by
+// another user, starts with none of its events.
 import { conflict, invalid, notFound } from "../errors.js";
 import { protocolLogKey, threadLogKey, type RunEventLog } from "../events/run-event-log.js";
 import type { RunRepo } from "../storage/run-ports.js";
@@ -47,6 +48,10 @@ export interface ThreadService {
   count(filter: ThreadFilter, access?: Access): Promise<number>;
   copy(threadId: string, access?: Access): Promise<Thread>;
   prune(threadIds: string[], strategy: TtlStrategy, access?: Access): Promise<number>;
+  /**
+   * One TTL sweep pass: up to `limit` expired threads, each deleted or pruned to its latest
+   * checkpoint as its strategy says; returns how many.
+   */
   sweepExpired(now: Date, limit: number): Promise<number>;
 }
 
@@ -60,11 +65,32 @@ export interface ThreadServiceDeps {
   events: RunEventLog;
 }
 
+/** A sweeper that claims a thread to delete and dies first leaves it to be claimed again this much later. */
+const SWEEP_RETRY_MS = 5 * 60_000;
+
 /** Runs listed per page when collecting a deleted thread's run logs. */
 const RUN_PAGE = 1000;
 
 export function threadService(deps: ThreadServiceDeps): ThreadService {
   const { threads, ttl: defaults, checkpoints, state } = deps;
+
+  /** Deletes the threads with their checkpoints and event logs, as a thread delete does; returns how many went. */
+  const deleteThreads = async (threadIds: string[]): Promise<number> => {
+    if (threadIds.length === 0) return 0;
+    const logs = await eventLogsOf(threadIds);
+    const deleted = await threads.deleteMany(threadIds);
+    for (const id of threadIds) await checkpoints.deleteThread(id);
+    await deps.events.delete(logs);
+    return deleted;
+  };
+
+  /** keep_latest: every checkpoint but the newest goes; the thread and its latest state stay. */
+  const keepLatest = async (threadIds: string[]): Promise<void> => {
+    for (const id of threadIds) {
+      const latest = await checkpoints.latestCheckpointId(id);
+      if (latest) await checkpoints.deleteBefore(id, latest);
+    }
+  };
 
   /** Every event log key of the threads, read before they are deleted. */
   const eventLogsOf = async (threadIds: string[]): Promise<string[]> => {
@@ -186,21 +212,17 @@ export function threadService(deps: ThreadServiceDeps): ThreadService {
       if (threadIds.length === 0) return 0;
       const auth = await authorize(access, "threads", "delete", { thread_ids: threadIds });
       const existing = await threads.existing(threadIds, auth);
-      if (strategy === "delete") {
-        const logs = await eventLogsOf(existing);
-        const deleted = await threads.deleteMany(existing);
-        for (const id of existing) await checkpoints.deleteThread(id);
-        await deps.events.delete(logs);
-        return deleted;
-      }
-      // keep_latest drops every checkpoint but the newest; the thread and its latest state stay.
-      for (const id of existing) {
-        const latest = await checkpoints.latestCheckpointId(id);
-        if (latest) await checkpoints.deleteBefore(id, latest);
-      }
+      if (strategy === "delete") return deleteThreads(existing);
+      await keepLatest(existing);
       return existing.length;
     },
-    sweepExpired: (now, limit) => threads.sweepExpired(now, limit),
+    async sweepExpired(now, limit) {
+      const claimed = await threads.claimExpired(now, limit, new Date(now.getTime() + SWEEP_RETRY_MS));
+      const doomed = claimed.filter((t) => t.strategy === "delete").map((t) => t.thread_id);
+      const pruned = claimed.filter((t) => t.strategy === "keep_latest").map((t) => t.thread_id);
+      await keepLatest(pruned);
+      return (await deleteThreads(doomed)) + pruned.length;
+    },
   };
 }
 
