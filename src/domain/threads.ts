@@ -4,7 +4,7 @@
 // thread stream's, its protocol stream's): a thread created later under the same id, perhaps by
 // another user, starts with none of its events.
 import { conflict, invalid, notFound } from "../errors.js";
-import { protocolLogKey, threadLogKey, type RunEventLog } from "../events/run-event-log.js";
+import type { RunEventLog } from "../events/run-event-log.js";
 import type { RunRepo } from "../storage/run-ports.js";
 import { newId } from "../ids.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
@@ -13,6 +13,7 @@ import type { JsonObject, Thread, TtlStrategy } from "../storage/records.js";
 import { readPath } from "./json-path.js";
 import { authField, authorize, type Access } from "./access.js";
 import type { ThreadStateService } from "./thread-state.js";
+import { deleteThreads, eventLogsOf, keepLatest, sweepExpiredThreads } from "./thread-removal.js";
 
 export interface ThreadTtlDefaults {
   strategy: TtlStrategy;
@@ -65,46 +66,8 @@ export interface ThreadServiceDeps {
   events: RunEventLog;
 }
 
-/** A sweeper that claims a thread to delete and dies first leaves it to be claimed again this much later. */
-const SWEEP_RETRY_MS = 5 * 60_000;
-
-/** Runs listed per page when collecting a deleted thread's run logs. */
-const RUN_PAGE = 1000;
-
 export function threadService(deps: ThreadServiceDeps): ThreadService {
   const { threads, ttl: defaults, checkpoints, state } = deps;
-
-  /** Deletes the threads with their checkpoints and event logs, as a thread delete does; returns how many went. */
-  const deleteThreads = async (threadIds: string[]): Promise<number> => {
-    if (threadIds.length === 0) return 0;
-    const logs = await eventLogsOf(threadIds);
-    const deleted = await threads.deleteMany(threadIds);
-    for (const id of threadIds) await checkpoints.deleteThread(id);
-    await deps.events.delete(logs);
-    return deleted;
-  };
-
-  /** keep_latest: every checkpoint but the newest goes; the thread and its latest state stay. */
-  const keepLatest = async (threadIds: string[]): Promise<void> => {
-    for (const id of threadIds) {
-      const latest = await checkpoints.latestCheckpointId(id);
-      if (latest) await checkpoints.deleteBefore(id, latest);
-    }
-  };
-
-  /** Every event log key of the threads, read before they are deleted. */
-  const eventLogsOf = async (threadIds: string[]): Promise<string[]> => {
-    const keys: string[] = [];
-    for (const threadId of threadIds) {
-      keys.push(threadLogKey(threadId), protocolLogKey(threadId));
-      for (let offset = 0; ; offset += RUN_PAGE) {
-        const page = await deps.runs.list(threadId, {}, { limit: RUN_PAGE, offset });
-        for (const run of page) keys.push(run.run_id);
-        if (page.length < RUN_PAGE) break;
-      }
-    }
-    return keys;
-  };
 
   const toTtl = (ttl: TtlInput | undefined): ThreadTtlInput | undefined => {
     if (ttl === undefined) return undefined;
@@ -170,7 +133,7 @@ export function threadService(deps: ThreadServiceDeps): ThreadService {
     },
     async delete(threadId, access) {
       const auth = await authorize(access, "threads", "delete", { thread_id: threadId });
-      const logs = await eventLogsOf([threadId]);
+      const logs = await eventLogsOf(deps, [threadId]);
       if (!(await threads.delete(threadId, auth))) throw notFound(`Thread ${threadId} not found`);
       await checkpoints.deleteThread(threadId);
       await deps.events.delete(logs);
@@ -212,17 +175,11 @@ export function threadService(deps: ThreadServiceDeps): ThreadService {
       if (threadIds.length === 0) return 0;
       const auth = await authorize(access, "threads", "delete", { thread_ids: threadIds });
       const existing = await threads.existing(threadIds, auth);
-      if (strategy === "delete") return deleteThreads(existing);
-      await keepLatest(existing);
+      if (strategy === "delete") return deleteThreads(deps, existing);
+      await keepLatest(deps, existing);
       return existing.length;
     },
-    async sweepExpired(now, limit) {
-      const claimed = await threads.claimExpired(now, limit, new Date(now.getTime() + SWEEP_RETRY_MS));
-      const doomed = claimed.filter((t) => t.strategy === "delete").map((t) => t.thread_id);
-      const pruned = claimed.filter((t) => t.strategy === "keep_latest").map((t) => t.thread_id);
-      await keepLatest(pruned);
-      return (await deleteThreads(doomed)) + pruned.length;
-    },
+    sweepExpired: (now, limit) => sweepExpiredThreads(deps, now, limit),
   };
 }
 
