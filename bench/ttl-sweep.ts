@@ -194,6 +194,8 @@ const postgres = await measurePostgres();
 if (postgres) results.push(postgres);
 
 console.log(`\nDatabase size before and after a keep_latest sweep: ${THREADS} threads, ${CHECKPOINTS} checkpoints each, sweep_limit ${SWEEP_LIMIT}`);
-console.log("afterSweep: SQLite file / PostgreSQL relations after the sweep (and a plain VACUUM); afterCompact: after VACUUM (SQLite) / VACUUM FULL (PostgreSQL)");
+console.log(
+  "afterSweep: SQLite file / PostgreSQL relations after the sweep (and a plain VACUUM); afterCompact: after VACUUM (SQLite) / VACUUM FULL (PostgreSQL)",
+);
 console.table(results);
 console.log(JSON.stringify({ benchmark: "ttl-sweep", results }));
