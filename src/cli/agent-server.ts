@@ -197,6 +197,7 @@ async function composeServer(config: ServerConfig, logger: Logger, infra: Server
     resolveHost,
     configurableHeaders: headerFilter(config.project.http.configurable_headers),
     log: logger,
+    threadTtl: config.threadTtl,
     signals: runSignals({
       events,
       bus,

@@ -8,7 +8,8 @@ import type { GraphRegistry } from "../runtime/graph-registry.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
 import type { CancelAction, ClaimedRun, EnqueueResult, NewRunOnNewThread, RunRepo, StoppedRunWebhook } from "../storage/run-ports.js";
 import type { AuthFilter } from "../storage/auth-filter.js";
-import type { ThreadRepo } from "../storage/ports.js";
+import type { ThreadRepo, ThreadTtlInput } from "../storage/ports.js";
+import type { ThreadTtlDefaults } from "./threads.js";
 import type { Assistant, Json, JsonObject, Run, RunStatus, Thread } from "../storage/records.js";
 import { buildRunKwargs, type RunCreate } from "./run-request.js";
 import { authConfigurable, authField, authorize, type Access } from "./access.js";
@@ -78,6 +79,8 @@ export interface RunServiceDeps {
   configurableHeaders: (headers: Record<string, string>) => Record<string, string>;
   /** Where a run's harmless oddities are reported (breakpoints on nodes the graph lacks). */
   log?: Pick<Logger, "warn">;
+  /** checkpointer.ttl's default, for a thread a run creates (if_not_exists: "create"). */
+  threadTtl?: ThreadTtlDefaults;
 }
 
 const unresolvable: ResolveHost = () => Promise.reject(new Error("no resolver"));
@@ -91,6 +94,8 @@ const stoppedRunWebhook: StoppedRunWebhook = (run) => {
 export function runService(deps: RunServiceDeps): RunService {
   const { runs, threads, assistants, graphs, signals } = deps;
   const webhookFor = deps.webhooksDisabled ? undefined : stoppedRunWebhook;
+  const defaultTtl: ThreadTtlInput | undefined =
+    deps.threadTtl?.defaultTtl !== undefined ? { strategy: deps.threadTtl.strategy, ttl_minutes: deps.threadTtl.defaultTtl } : undefined;
 
   const mustGet = async (threadId: string | undefined, runId: string, access?: Access): Promise<Run> => {
     const auth = await authorize(access, "threads", "read", { thread_id: threadId ?? null, run_id: runId });
@@ -193,7 +198,9 @@ export function runService(deps: RunServiceDeps): RunService {
             ...(threadAuth ? { threadAuth } : {}),
             ...(webhookFor ? { webhookFor } : {}),
             ...(slot ? { claimFor: slot.claimFor } : {}),
-            ...(stateless || body.if_not_exists === "create" ? { createThread: { metadata: body.metadata ?? {}, temporary: kwargs.temporary } } : {}),
+            ...(stateless || body.if_not_exists === "create"
+              ? { createThread: { metadata: body.metadata ?? {}, temporary: kwargs.temporary, ...(!stateless && defaultTtl ? { ttl: defaultTtl } : {}) } }
+              : {}),
             ...(cached ? { assistantVersion: { version: assistant.version, updated_at: assistant.updated_at } } : {}),
           },
         );

@@ -1,9 +1,10 @@
 // Thread rules: creates honour if_exists and the configured default TTL, patches merge metadata,
-// copies need an existing source, and expired threads are swept. Deleting a thread deletes its
-// event logs too (its runs', its thread stream's, its protocol stream's): a thread created later
-// under the same id, perhaps by another user, starts with none of its events.
+// copies need an existing source, and expired threads are swept (deleted, or pruned to their latest
+// checkpoint). Deleting a thread, by request or by TTL, deletes its event logs too (its runs', its
+// thread stream's, its protocol stream's): a thread created later under the same id, perhaps by
+// another user, starts with none of its events.
 import { conflict, invalid, notFound } from "../errors.js";
-import { protocolLogKey, threadLogKey, type RunEventLog } from "../events/run-event-log.js";
+import type { RunEventLog } from "../events/run-event-log.js";
 import type { RunRepo } from "../storage/run-ports.js";
 import { newId } from "../ids.js";
 import type { CheckpointStore } from "../storage/checkpoint-ports.js";
@@ -12,6 +13,7 @@ import type { JsonObject, Thread, TtlStrategy } from "../storage/records.js";
 import { readPath } from "./json-path.js";
 import { authField, authorize, type Access } from "./access.js";
 import type { ThreadStateService } from "./thread-state.js";
+import { deleteThreads, eventLogsOf, keepLatest, sweepExpiredThreads } from "./thread-removal.js";
 
 export interface ThreadTtlDefaults {
   strategy: TtlStrategy;
@@ -47,6 +49,10 @@ export interface ThreadService {
   count(filter: ThreadFilter, access?: Access): Promise<number>;
   copy(threadId: string, access?: Access): Promise<Thread>;
   prune(threadIds: string[], strategy: TtlStrategy, access?: Access): Promise<number>;
+  /**
+   * One TTL sweep pass: up to `limit` expired threads, each deleted or pruned to its latest
+   * checkpoint as its strategy says; returns how many.
+   */
   sweepExpired(now: Date, limit: number): Promise<number>;
 }
 
@@ -60,25 +66,8 @@ export interface ThreadServiceDeps {
   events: RunEventLog;
 }
 
-/** Runs listed per page when collecting a deleted thread's run logs. */
-const RUN_PAGE = 1000;
-
 export function threadService(deps: ThreadServiceDeps): ThreadService {
   const { threads, ttl: defaults, checkpoints, state } = deps;
-
-  /** Every event log key of the threads, read before they are deleted. */
-  const eventLogsOf = async (threadIds: string[]): Promise<string[]> => {
-    const keys: string[] = [];
-    for (const threadId of threadIds) {
-      keys.push(threadLogKey(threadId), protocolLogKey(threadId));
-      for (let offset = 0; ; offset += RUN_PAGE) {
-        const page = await deps.runs.list(threadId, {}, { limit: RUN_PAGE, offset });
-        for (const run of page) keys.push(run.run_id);
-        if (page.length < RUN_PAGE) break;
-      }
-    }
-    return keys;
-  };
 
   const toTtl = (ttl: TtlInput | undefined): ThreadTtlInput | undefined => {
     if (ttl === undefined) return undefined;
@@ -144,7 +133,7 @@ export function threadService(deps: ThreadServiceDeps): ThreadService {
     },
     async delete(threadId, access) {
       const auth = await authorize(access, "threads", "delete", { thread_id: threadId });
-      const logs = await eventLogsOf([threadId]);
+      const logs = await eventLogsOf(deps, [threadId]);
       if (!(await threads.delete(threadId, auth))) throw notFound(`Thread ${threadId} not found`);
       await checkpoints.deleteThread(threadId);
       await deps.events.delete(logs);
@@ -186,21 +175,11 @@ export function threadService(deps: ThreadServiceDeps): ThreadService {
       if (threadIds.length === 0) return 0;
       const auth = await authorize(access, "threads", "delete", { thread_ids: threadIds });
       const existing = await threads.existing(threadIds, auth);
-      if (strategy === "delete") {
-        const logs = await eventLogsOf(existing);
-        const deleted = await threads.deleteMany(existing);
-        for (const id of existing) await checkpoints.deleteThread(id);
-        await deps.events.delete(logs);
-        return deleted;
-      }
-      // keep_latest drops every checkpoint but the newest; the thread and its latest state stay.
-      for (const id of existing) {
-        const latest = await checkpoints.latestCheckpointId(id);
-        if (latest) await checkpoints.deleteBefore(id, latest);
-      }
+      if (strategy === "delete") return deleteThreads(deps, existing);
+      await keepLatest(deps, existing);
       return existing.length;
     },
-    sweepExpired: (now, limit) => threads.sweepExpired(now, limit),
+    sweepExpired: (now, limit) => sweepExpiredThreads(deps, now, limit),
   };
 }
 

@@ -71,6 +71,12 @@ export interface AssistantRepo {
   setLatest(assistantId: string, version: number, auth?: AuthFilter): Promise<Assistant | null>;
 }
 
+/** A thread a TTL sweep claimed, and what its strategy asks for. */
+export interface ExpiredThread {
+  thread_id: string;
+  strategy: TtlStrategy;
+}
+
 export interface ThreadTtlInput {
   strategy: TtlStrategy;
   ttl_minutes: number;
@@ -116,8 +122,13 @@ export interface ThreadRepo {
   count(filter: ThreadFilter): Promise<number>;
   /** Copies the thread row (metadata, config, values, status) under a new id; null when the source is missing. */
   copy(sourceId: string, newId: string, auth?: AuthFilter): Promise<Thread | null>;
-  /** Deletes up to `limit` threads whose TTL (strategy `delete`) ran out before `now`; returns how many. */
-  sweepExpired(now: Date, limit: number): Promise<number>;
+  /**
+   * Claims up to `limit` threads, not busy, whose TTL ran out at or before `now`, oldest expiry
+   * first, and moves each one's expiry so no other sweeper claims it again: a `keep_latest` thread
+   * to `now` plus its TTL (its next pruning), a `delete` thread to `retryAt` (a sweeper that dies
+   * before deleting it leaves it to be claimed again then). Concurrent claims never overlap.
+   */
+  claimExpired(now: Date, limit: number, retryAt: Date): Promise<ExpiredThread[]>;
   /**
    * Records the thread's latest state after a state update outside a run. Only an idle,
    * interrupted or errored thread changes: a busy one returns "busy" and is left as it is.

@@ -4,6 +4,7 @@
 import type { AuthFilter } from "./auth-filter.js";
 import type { Assistant, Json, JsonObject, MultitaskStrategy, Run, RunKwargs, RunStatus, ThreadStatus } from "./records.js";
 import type { NewWebhookDelivery } from "./webhook-ports.js";
+import type { ThreadTtlInput } from "./ports.js";
 
 export type CancelAction = "interrupt" | "rollback";
 
@@ -26,7 +27,8 @@ export interface NewRunOnNewThread {
 
 export interface EnqueueOptions {
   /** Create the thread when it is missing, with this metadata; otherwise a missing thread is refused. */
-  createThread?: { metadata: JsonObject; temporary: boolean };
+  /** `ttl`: the configured default_ttl a thread created here starts with, as one created by POST /threads would. */
+  createThread?: { metadata: JsonObject; temporary: boolean; ttl?: ThreadTtlInput };
   /** Merged into the thread's metadata (graph_id, assistant_id). */
   threadMetadata: JsonObject;
   /** The run's graph: when given, an existing thread whose metadata names another graph refuses the run. */

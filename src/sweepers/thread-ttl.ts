@@ -1,4 +1,5 @@
-// Deletes threads whose TTL ran out, on the checkpointer.ttl sweep interval.
+// Sweeps threads whose TTL ran out, on the checkpointer.ttl sweep interval: at most sweep_limit
+// threads a pass, each deleted or pruned to its latest checkpoint as its strategy says.
 import type { ThreadService } from "../domain/threads.js";
 import type { Logger } from "../logging.js";
 import { startIntervalSweeper, type Sweeper } from "./interval-sweeper.js";

@@ -12,6 +12,7 @@
 import type pg from "pg";
 import type { JsonObject } from "../records.js";
 import type { EnqueueOptions, EnqueueResult, NewRun } from "../run-ports.js";
+import { newThreadTtl } from "../ttl.js";
 import { assistantCurrent, COLUMNS, rowToRun, type RunRow } from "./run-rows.js";
 import { run as query } from "./sql-helpers.js";
 import { statementGroups } from "./statement-groups.js";
@@ -26,6 +27,9 @@ interface Row {
   multitask_strategy: NewRun["multitask_strategy"];
   available_at: string;
   thread_metadata: JsonObject;
+  ttl_strategy: string | null;
+  ttl_minutes: number | null;
+  expires_at: string | null;
   assistant_version: number | null;
   assistant_updated_at: string | null;
 }
@@ -36,14 +40,15 @@ interface Row {
 const STATEMENT = `WITH input AS (
      SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(n integer, run_id text, thread_id text, assistant_id text, created_at timestamptz, metadata jsonb,
                                                      kwargs jsonb, multitask_strategy text, available_at timestamptz, thread_metadata jsonb,
+                                                     ttl_strategy text, ttl_minutes float8, expires_at timestamptz,
                                                      assistant_version integer, assistant_updated_at timestamptz)
    ), checked AS (
      SELECT i.*, ${assistantCurrent("i.assistant_id", "i.assistant_version", "i.assistant_updated_at")} AS assistant_current FROM input i
    ), inserting AS (
      SELECT DISTINCT ON (thread_id) * FROM checked WHERE assistant_current ORDER BY thread_id, n
    ), thread AS (
-     INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error)
-     SELECT thread_id, created_at, created_at, created_at, thread_metadata, 'busy', '{}', NULL, '{}', NULL FROM inserting
+     INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at)
+     SELECT thread_id, created_at, created_at, created_at, thread_metadata, 'busy', '{}', NULL, '{}', NULL, ttl_strategy, ttl_minutes, expires_at FROM inserting
      ON CONFLICT (thread_id) DO NOTHING
      RETURNING thread_id
    ), created AS (
@@ -76,6 +81,7 @@ export function newThreadEnqueueGroups(pool: pg.Pool): (input: NewRun, options: 
 }
 
 function rowOf(input: NewRun, options: EnqueueOptions, now: Date): Row {
+  const [ttl_strategy, ttl_minutes, expires_at] = newThreadTtl(options.createThread?.ttl, now);
   return {
     run_id: input.run_id,
     thread_id: input.thread_id,
@@ -86,6 +92,9 @@ function rowOf(input: NewRun, options: EnqueueOptions, now: Date): Row {
     multitask_strategy: input.multitask_strategy,
     available_at: input.available_at.toISOString(),
     thread_metadata: { ...options.threadMetadata, ...options.createThread?.metadata },
+    ttl_strategy,
+    ttl_minutes,
+    expires_at,
     assistant_version: options.assistantVersion?.version ?? null,
     assistant_updated_at: options.assistantVersion?.updated_at ?? null,
   };

@@ -6,6 +6,7 @@
 import type { Pool, PoolClient } from "pg";
 import type { Json, Run, RunStatus } from "../records.js";
 import type { CancelAction, CancelResult, ClaimedRun, EnqueueResult, NewRunOnNewThread, RunRepo, StoppedRunWebhook } from "../run-ports.js";
+import { newThreadTtl } from "../ttl.js";
 import { hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { threadCheckpointDeletes } from "./checkpoints.js";
 import { newThreadEnqueueGroups } from "./enqueue-groups.js";
@@ -49,8 +50,8 @@ async function enqueueOnNewThread(
     `WITH assistant AS (
        SELECT ${assistantCurrent("$3", "$13", "$14")} AS current
      ), thread AS (
-       INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error)
-       SELECT $2, $4, $4, $4, $12::jsonb, 'busy', '{}', NULL, '{}', NULL FROM assistant WHERE assistant.current
+       INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at)
+       SELECT $2, $4, $4, $4, $12::jsonb, 'busy', '{}', NULL, '{}', NULL, $15, $16::float8, $17::timestamptz FROM assistant WHERE assistant.current
        ON CONFLICT (thread_id) DO NOTHING
        RETURNING thread_id
      ), starts AS (
@@ -71,6 +72,7 @@ async function enqueueOnNewThread(
       claimFor ? new Date(now.getTime() + claimFor.leaseMs) : null,
       JSON.stringify({ ...options.threadMetadata, ...options.createThread!.metadata }),
       ...assistantVersionParams(options),
+      ...newThreadTtl(options.createThread!.ttl, now),
     ],
   );
   const answer = rows[0]!;
@@ -246,10 +248,15 @@ export function postgresRuns(pool: Pool): RunRepo {
           // deleted since the statement above found it), the assistant was checked by that statement.
           const inserted = await query(
             client,
-            `INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error)
-             VALUES ($1, $2, $2, $2, $3::jsonb, 'busy', '{}', NULL, '{}', NULL)
+            `INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at)
+             VALUES ($1, $2, $2, $2, $3::jsonb, 'busy', '{}', NULL, '{}', NULL, $4, $5, $6)
              ON CONFLICT (thread_id) DO NOTHING`,
-            [input.thread_id, now, JSON.stringify({ ...options.threadMetadata, ...options.createThread.metadata })],
+            [
+              input.thread_id,
+              now,
+              JSON.stringify({ ...options.threadMetadata, ...options.createThread.metadata }),
+              ...newThreadTtl(options.createThread.ttl, now),
+            ],
           );
           created = inserted.rowCount === 1;
         }

@@ -3,8 +3,8 @@
 import type { Pool } from "pg";
 import { GantryError } from "../../errors.js";
 import type { Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "../records.js";
-import type { NewThread, ThreadFilter, ThreadRepo, ThreadSortField, ThreadTtlInput } from "../ports.js";
-import { expiresAt } from "../ttl.js";
+import type { NewThread, ThreadFilter, ThreadRepo, ThreadSortField } from "../ports.js";
+import { newThreadTtl } from "../ttl.js";
 import { isUniqueViolation } from "./pg-errors.js";
 import { hasAuthFilter } from "../auth-filter.js";
 import { andAuth, authFilterSql, jsonParam, param, run } from "./sql-helpers.js";
@@ -70,11 +70,6 @@ function whereClause(filter: ThreadFilter, values: unknown[]): string {
   return parts.length ? `WHERE ${parts.join(" AND ")}` : "";
 }
 
-/** The three TTL columns, from one `now` computed in JavaScript so the stored expiry is the one returned. */
-function ttlColumns(ttl: ThreadTtlInput | undefined, now: Date): [TtlStrategy | null, number | null, string | null] {
-  return ttl ? [ttl.strategy, ttl.ttl_minutes, expiresAt(now, ttl.ttl_minutes)] : [null, null, null];
-}
-
 export function postgresThreads(pool: Pool): ThreadRepo {
   async function count(filter: ThreadFilter): Promise<number> {
     const values: unknown[] = [];
@@ -91,7 +86,7 @@ export function postgresThreads(pool: Pool): ThreadRepo {
          VALUES ($1, $2, $2, $2, $3::jsonb, 'idle', '{}', NULL, '{}', NULL, $4, $5, $6)
          ON CONFLICT (thread_id) DO NOTHING
          RETURNING ${COLUMNS}`,
-        [input.thread_id, now, JSON.stringify(input.metadata), ...ttlColumns(input.ttl, now)],
+        [input.thread_id, now, JSON.stringify(input.metadata), ...newThreadTtl(input.ttl, now)],
       );
       return rows[0] ? rowToThread(rows[0], input.ttl !== undefined) : null;
     },
@@ -108,7 +103,7 @@ export function postgresThreads(pool: Pool): ThreadRepo {
       // jsonb || merges top-level keys with the right side winning: the port's key-by-key merge.
       const sets = [`metadata = metadata || ${jsonParam(values, patch.metadata ?? {})}`, `updated_at = ${param(values, now)}`];
       if (patch.ttl) {
-        const [strategy, minutes, expires] = ttlColumns(patch.ttl, now);
+        const [strategy, minutes, expires] = newThreadTtl(patch.ttl, now);
         sets.push(`ttl_strategy = ${param(values, strategy)}`, `ttl_minutes = ${param(values, minutes)}`, `expires_at = ${param(values, expires)}`);
       }
       const { rows } = await run<ThreadRow>(
@@ -191,19 +186,23 @@ export function postgresThreads(pool: Pool): ThreadRepo {
       }
     },
 
-    async sweepExpired(now, limit) {
-      // SKIP LOCKED lets sweepers on several replicas share the work instead of queueing on each other.
-      const result = await run(
+    async claimExpired(now, limit, retryAt) {
+      // SKIP LOCKED lets sweepers on several replicas share the work: each claims rows no other
+      // holds, and never waits on one, so two sweeps cannot deadlock or claim a thread twice.
+      const { rows } = await run<{ thread_id: string; ttl_strategy: TtlStrategy }>(
         pool,
-        `DELETE FROM threads WHERE thread_id IN (
-           SELECT thread_id FROM threads
-           WHERE expires_at IS NOT NULL AND expires_at <= $1 AND ttl_strategy = 'delete'
-           ORDER BY expires_at
-           LIMIT $2
-           FOR UPDATE SKIP LOCKED)`,
-        [now, limit],
+        `UPDATE threads t
+         SET expires_at = CASE t.ttl_strategy WHEN 'keep_latest' THEN $1::timestamptz + t.ttl_minutes * interval '1 minute' ELSE $3 END
+         FROM (SELECT thread_id FROM threads
+               WHERE expires_at IS NOT NULL AND expires_at <= $1 AND status <> 'busy'
+               ORDER BY expires_at
+               LIMIT $2
+               FOR UPDATE SKIP LOCKED) due
+         WHERE t.thread_id = due.thread_id
+         RETURNING t.thread_id, t.ttl_strategy`,
+        [now, limit, retryAt],
       );
-      return result.rowCount ?? 0;
+      return rows.map((r) => ({ thread_id: r.thread_id, strategy: r.ttl_strategy }));
     },
 
     async existing(ids, auth) {

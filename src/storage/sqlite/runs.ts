@@ -19,6 +19,7 @@ import { deleteThreadCheckpoints } from "./checkpoints.js";
 import { authFilterSql, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
 import { insertWebhookDelivery } from "./webhooks.js";
+import { newThreadTtl } from "../ttl.js";
 
 const COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, attempt, cancel_action";
 
@@ -135,9 +136,9 @@ export function sqliteRuns(db: Database.Database): RunRepo {
       // The run's own metadata wins over graph_id/assistant_id on a new thread (spec §3.2).
       metadata = { ...options.threadMetadata, ...options.createThread.metadata };
       sql(
-        `INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error)
-         VALUES (?, ?, ?, ?, ?, 'busy', '{}', NULL, '{}', NULL)`,
-      ).run(run.thread_id, now, now, now, JSON.stringify(metadata));
+        `INSERT INTO threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, config, "values", interrupts, error, ttl_strategy, ttl_minutes, expires_at)
+         VALUES (?, ?, ?, ?, ?, 'busy', '{}', NULL, '{}', NULL, ?, ?, ?)`,
+      ).run(run.thread_id, now, now, now, JSON.stringify(metadata), ...newThreadTtl(options.createThread.ttl, new Date(now)));
     } else {
       active = inflight.all(run.thread_id) as Array<{ run_id: string; status: string }>;
       if (active.length > 0 && options.multitask === "reject") return { kind: "busy" };

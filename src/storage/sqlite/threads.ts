@@ -2,9 +2,9 @@
 // (kept by triggers) for string/boolean filter keys, then apply exact containment in the same query.
 import type Database from "better-sqlite3";
 import type { Json, JsonObject, Thread, ThreadStatus, TtlStrategy } from "../records.js";
-import type { NewThread, Page, SortOrder, ThreadFilter, ThreadPatch, ThreadRepo, ThreadSortField, ThreadTtlInput } from "../ports.js";
+import type { ExpiredThread, NewThread, Page, SortOrder, ThreadFilter, ThreadPatch, ThreadRepo, ThreadSortField } from "../ports.js";
 import { conflict } from "../../errors.js";
-import { expiresAt } from "../ttl.js";
+import { expiresAt, newThreadTtl } from "../ttl.js";
 import { authContainment, hasAuthFilter, type AuthFilter } from "../auth-filter.js";
 import { authFilterSql, indexableEntries, jsonContains, type SqlFragment } from "./json-filter.js";
 import { parseJson, statementCache } from "./sql-helpers.js";
@@ -105,12 +105,20 @@ function authWhere(auth: AuthFilter): SqlFragment {
   return { sql: parts.join(" AND "), params };
 }
 
-function ttlColumns(ttl: ThreadTtlInput | undefined, now: Date): [TtlStrategy | null, number | null, string | null] {
-  return ttl ? [ttl.strategy, ttl.ttl_minutes, expiresAt(now, ttl.ttl_minutes)] : [null, null, null];
-}
-
 export function sqliteThreads(db: Database.Database): ThreadRepo {
   const sql = statementCache(db);
+
+  // One process owns the file (data-dir-lock.ts), so the transaction alone keeps claims apart.
+  const claimExpired = db.transaction((now: Date, limit: number, retryAt: Date): ExpiredThread[] => {
+    const due = sql(
+      `SELECT thread_id, ttl_strategy, ttl_minutes FROM threads
+       WHERE expires_at IS NOT NULL AND expires_at <= ? AND status <> 'busy'
+       ORDER BY expires_at LIMIT ?`,
+    ).all(now.toISOString(), limit) as Array<{ thread_id: string; ttl_strategy: TtlStrategy; ttl_minutes: number }>;
+    const move = sql("UPDATE threads SET expires_at = ? WHERE thread_id = ?");
+    for (const row of due) move.run(row.ttl_strategy === "keep_latest" ? expiresAt(now, row.ttl_minutes) : retryAt.toISOString(), row.thread_id);
+    return due.map((row) => ({ thread_id: row.thread_id, strategy: row.ttl_strategy }));
+  });
   const getRow = sql(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ?`);
   /** The thread's row when it exists and matches the auth filter. */
   const visibleRow = (threadId: string, auth: AuthFilter | undefined): ThreadRow | undefined => {
@@ -128,7 +136,7 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
     if (!current) return null;
     const now = new Date();
     const metadata = patch.metadata ? JSON.stringify({ ...parseJson(current.metadata), ...patch.metadata }) : current.metadata;
-    const [strategy, minutes, expires] = patch.ttl ? ttlColumns(patch.ttl, now) : [current.ttl_strategy, current.ttl_minutes, current.expires_at];
+    const [strategy, minutes, expires] = patch.ttl ? newThreadTtl(patch.ttl, now) : [current.ttl_strategy, current.ttl_minutes, current.expires_at];
     sql(`UPDATE threads SET metadata = ?, updated_at = ?, ttl_strategy = ?, ttl_minutes = ?, expires_at = ? WHERE thread_id = ?`).run(
       metadata,
       now.toISOString(),
@@ -177,7 +185,7 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
     async create(input: NewThread) {
       const now = new Date();
       const stamp = now.toISOString();
-      const result = insert.run(input.thread_id, stamp, stamp, stamp, JSON.stringify(input.metadata), "{}", null, "{}", ...ttlColumns(input.ttl, now));
+      const result = insert.run(input.thread_id, stamp, stamp, stamp, JSON.stringify(input.metadata), "{}", null, "{}", ...newThreadTtl(input.ttl, now));
       if (result.changes === 0) return null;
       return rowToThread(getRow.get(input.thread_id) as ThreadRow, input.ttl !== undefined);
     },
@@ -214,13 +222,8 @@ export function sqliteThreads(db: Database.Database): ThreadRepo {
     async copy(sourceId, newId, auth) {
       return copy.immediate(sourceId, newId, auth);
     },
-    async sweepExpired(now, limit) {
-      return db
-        .prepare(
-          `DELETE FROM threads WHERE thread_id IN (
-             SELECT thread_id FROM threads WHERE expires_at IS NOT NULL AND expires_at <= ? AND ttl_strategy = 'delete' LIMIT ?)`,
-        )
-        .run(now.toISOString(), limit).changes;
+    async claimExpired(now, limit, retryAt) {
+      return claimExpired.immediate(now, limit, retryAt);
     },
     async setState(threadId, state) {
       return setState.immediate(threadId, state);

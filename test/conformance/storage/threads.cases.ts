@@ -4,7 +4,7 @@ import { expect } from "vitest";
 import { GantryError } from "../../../src/errors.js";
 import type { NewThread, Page, ThreadFilter, ThreadSortField } from "../../../src/storage/ports.js";
 import type { Thread } from "../../../src/storage/records.js";
-import { ISO_MS, isBetween, newId, newMarker, newThread, nextMillisecond } from "./builders.js";
+import { ISO_MS, isBetween, newId, newMarker, newRun, newThread, nextMillisecond } from "./builders.js";
 import type { CaseContext } from "./harness.js";
 
 const ALL: Page = { limit: 100, offset: 0 };
@@ -278,29 +278,60 @@ export function threadCases({ storage, test }: CaseContext): void {
 
   // The sweep cases sweep the whole database, so they assert on their own threads, and on counts
   // only where other cases' rows cannot change them.
-  test("sweeps only expired threads whose ttl strategy is delete", async () => {
+  test("claims expired threads with their strategy, and moves each one's expiry past the claim", async () => {
     const before = Date.now();
-    const expired = await create({ ttl: { strategy: "delete", ttl_minutes: 0.0001 } });
-    const kept = await create({ ttl: { strategy: "keep_latest", ttl_minutes: 0.0001 } });
+    const doomed = await create({ ttl: { strategy: "delete", ttl_minutes: 0.0001 } });
+    const pruned = await create({ ttl: { strategy: "keep_latest", ttl_minutes: 0.0001 } });
     const live = await create({ ttl: { strategy: "delete", ttl_minutes: 60 } });
     const forever = await create();
-    const mine = [expired, kept, live, forever].map((t) => t.thread_id);
+    const mine = new Set([doomed, pruned, live, forever].map((t) => t.thread_id));
+    const retryAt = new Date(Date.now() + 5 * MINUTE);
 
-    await repo().sweepExpired(new Date(before - MINUTE), 1000);
-    expect(await repo().existing(mine)).toHaveLength(4);
+    const early = await repo().claimExpired(new Date(before - MINUTE), 1000, retryAt);
+    expect(early.filter((t) => mine.has(t.thread_id))).toEqual([]);
 
-    expect(await repo().sweepExpired(new Date(Date.now() + MINUTE), 1000)).toBeGreaterThanOrEqual(1);
-    expect((await repo().existing(mine)).sort()).toEqual([kept, live, forever].map((t) => t.thread_id).sort());
+    const now = new Date(Date.now() + MINUTE);
+    const claimed = (await repo().claimExpired(now, 1000, retryAt)).filter((t) => mine.has(t.thread_id));
+    expect(claimed.sort((a, b) => a.thread_id.localeCompare(b.thread_id))).toEqual(
+      [
+        { thread_id: doomed.thread_id, strategy: "delete" },
+        { thread_id: pruned.thread_id, strategy: "keep_latest" },
+      ].sort((a, b) => a.thread_id.localeCompare(b.thread_id)),
+    );
+    // Claiming deletes nothing, and a second claim at the same time finds neither again.
+    expect(await repo().existing([...mine])).toHaveLength(4);
+    expect((await repo().claimExpired(now, 1000, retryAt)).filter((t) => mine.has(t.thread_id))).toEqual([]);
+    expect(Date.parse((await repo().get(doomed.thread_id, { includeTtl: true }))!.ttl!.expires_at)).toBe(retryAt.getTime());
+    expect(Date.parse((await repo().get(pruned.thread_id, { includeTtl: true }))!.ttl!.expires_at)).toBe(now.getTime() + 0.0001 * MINUTE);
   });
 
-  test("sweeps no more threads than the limit", async () => {
+  test("claims no more threads than the limit, and no busy thread", async () => {
     const mine: string[] = [];
     for (let i = 0; i < 3; i++) mine.push((await create({ ttl: { strategy: "delete", ttl_minutes: 0.0001 } })).thread_id);
+    const busy = await create({ ttl: { strategy: "keep_latest", ttl_minutes: 0.0001 } });
+    const run = newRun(busy.thread_id, { multitask_strategy: "enqueue" });
+    await storage().runs.enqueue(run, { threadMetadata: {}, multitask: "enqueue" });
+    expect((await repo().get(busy.thread_id))?.status).toBe("busy");
     const later = new Date(Date.now() + MINUTE);
+    const retryAt = new Date(Date.now() + 5 * MINUTE);
 
-    expect(await repo().sweepExpired(later, 2)).toBe(2);
-    expect(await repo().sweepExpired(later, 1000)).toBeGreaterThanOrEqual(1);
-    expect(await repo().existing(mine)).toEqual([]);
+    const first = await repo().claimExpired(later, 2, retryAt);
+    expect(first).toHaveLength(2);
+    const claimed = new Set([...first, ...(await repo().claimExpired(later, 1000, retryAt))].map((t) => t.thread_id));
+    expect(mine.filter((id) => claimed.has(id))).toEqual(mine);
+    expect(claimed.has(busy.thread_id)).toBe(false);
+  });
+
+  test("gives two claims made at once no thread in common", async () => {
+    const mine: string[] = [];
+    for (let i = 0; i < 6; i++) mine.push((await create({ ttl: { strategy: "keep_latest", ttl_minutes: 0.0001 } })).thread_id);
+    const later = new Date(Date.now() + MINUTE);
+    const retryAt = new Date(Date.now() + 5 * MINUTE);
+
+    const [a, b] = await Promise.all([repo().claimExpired(later, 1000, retryAt), repo().claimExpired(later, 1000, retryAt)]);
+    const ids = [...a, ...b].map((t) => t.thread_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(mine.every((id) => ids.includes(id))).toBe(true);
   });
 
   test("reports which of a list of ids exist and deletes many at once", async () => {
