@@ -23,7 +23,9 @@ describe("keyRing", () => {
   });
 
   it("refuses a key of another length, naming where it came from", () => {
-    expect(() => keyRing({ key: "short", name: "LANGGRAPH_AES_KEY" })).toThrow(/^LANGGRAPH_AES_KEY is 5 bytes long; an AES key must be exactly 16, 24 or 32 bytes/);
+    expect(() => keyRing({ key: "short", name: "LANGGRAPH_AES_KEY" })).toThrow(
+      /^LANGGRAPH_AES_KEY is 5 bytes long; an AES key must be exactly 16, 24 or 32 bytes/,
+    );
     expect(() => keyRing({ key: KEY_16, name: "A" }, [{ key: "x".repeat(17), name: "B" }])).toThrow(/^B is 17 bytes long/);
   });
 
@@ -39,7 +41,9 @@ describe("keyRing", () => {
 
   it("names the missing key when a value was sealed by a key not in the ring", () => {
     const sealed = keyRing({ key: KEY_16, name: "A" }).seal(text("v"));
-    expect(() => keyRing({ key: KEY_24, name: "B" }).open(sealed)).toThrow(/encrypted with key [0-9a-f]{8}, which is not configured; add that key to GANTRY_AES_PREVIOUS_KEYS/);
+    expect(() => keyRing({ key: KEY_24, name: "B" }).open(sealed)).toThrow(
+      /encrypted with key [0-9a-f]{8}, which is not configured; add that key to GANTRY_AES_PREVIOUS_KEYS/,
+    );
   });
 
   it("rejects a value altered in its body or its header", () => {

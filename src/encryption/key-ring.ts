@@ -69,9 +69,7 @@ export function keyRing(current: { key: string; name: string }, previous: { key:
       const id = data.subarray(MARKER.length, HEADER_BYTES).toString("hex");
       const entry = keys.get(id);
       if (!entry) {
-        throw new KeyRingError(
-          `A stored value was encrypted with key ${id}, which is not configured; add that key to GANTRY_AES_PREVIOUS_KEYS to read it`,
-        );
+        throw new KeyRingError(`A stored value was encrypted with key ${id}, which is not configured; add that key to GANTRY_AES_PREVIOUS_KEYS to read it`);
       }
       const iv = data.subarray(HEADER_BYTES, HEADER_BYTES + IV_BYTES);
       const tag = data.subarray(HEADER_BYTES + IV_BYTES, HEADER_BYTES + IV_BYTES + TAG_BYTES);

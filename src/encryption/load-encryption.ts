@@ -9,11 +9,14 @@ import { StartupError } from "../errors.js";
 import { importExport } from "../runtime/load-module.js";
 import { type BlobCipher, type CustomEncryption, customBlobCipher, keyRingBlobCipher } from "./blob-cipher.js";
 import { encryptedSerde } from "./encrypted-serde.js";
+import { type JsonKeyCipher, jsonKeyCipher } from "./json-keys.js";
 import { isSealed, keyRing } from "./key-ring.js";
 
 export interface LoadedEncryption {
   /** For the checkpointers; undefined when nothing is configured. */
   serde?: SerializerProtocol;
+  /** LANGGRAPH_AES_JSON_KEYS with the key ring; undefined when no JSON key is named. */
+  jsonKeys?: JsonKeyCipher;
   /** For the start-up log: which encryption is on. */
   mode: "off" | "aes" | "custom";
 }
@@ -29,7 +32,11 @@ export async function loadEncryption(root: string, modulePath: string | undefine
   const custom = modulePath ? customBlobCipher(await loadCustomEncryption(root, modulePath)) : undefined;
   if (!custom && !aes) return { mode: "off" };
   const cipher: BlobCipher = custom ? { seal: custom.seal, open: (stored) => openEither(stored, custom, aes) } : aes!;
-  return { serde: encryptedSerde(new JsonPlusSerializer(), cipher), mode: custom ? "custom" : "aes" };
+  return {
+    serde: encryptedSerde(new JsonPlusSerializer(), cipher),
+    ...(ring && config.jsonKeys.length > 0 ? { jsonKeys: jsonKeyCipher(ring, config.jsonKeys) } : {}),
+    mode: custom ? "custom" : "aes",
+  };
 }
 
 async function openEither(stored: Uint8Array, custom: BlobCipher, aes: BlobCipher | undefined): Promise<Uint8Array> {

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sealedEnvelope } from "../../src/encryption/encrypted-serde.js";
 import { keyRing } from "../../src/encryption/key-ring.js";
 import type { RunningGantry } from "../support/gantry-process.js";
 import { TEST_DATABASE_URL } from "../support/postgres.js";
@@ -49,8 +50,34 @@ async function checkpointBlobs(store: GantryStore, threadId: string): Promise<Bu
   }
 }
 
-/** The blobs that carry the state: on PostgreSQL the checkpoint row itself is plain JSON without it. */
-const sealedBlobs = (blobs: Buffer[]) => blobs.filter((blob) => blob.subarray(0, 1)[0] === 0x00);
+/** The sealed envelopes among the blobs: on PostgreSQL the checkpoint row itself is plain JSON without the state. */
+const sealedBlobs = (blobs: Buffer[]) => blobs.flatMap((blob) => sealedEnvelope(blob) ?? []);
+
+/** The thread's metadata and the store item's value as stored, read from the database itself. */
+async function storedJson(store: GantryStore, threadId: string, key: string): Promise<string> {
+  if (store.sqliteFile) {
+    const db = new Database(store.sqliteFile, { readonly: true });
+    try {
+      const thread = db.prepare("SELECT CAST(metadata AS TEXT) AS text FROM threads WHERE thread_id = ?").get(threadId) as { text: string };
+      const item = db.prepare("SELECT CAST(value AS TEXT) AS text FROM store_items WHERE key = ?").get(key) as { text: string };
+      return thread.text + item.text;
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ text: string }>(
+      `SELECT metadata::text AS text FROM "${store.schema}".threads WHERE thread_id = $1
+       UNION ALL SELECT value::text FROM "${store.schema}".store_items WHERE key = $2`,
+      [threadId, key],
+    );
+    return rows.map((row) => row.text).join("");
+  } finally {
+    await client.end();
+  }
+}
 
 async function runEcho(server: RunningGantry, message: string): Promise<string> {
   const client = sdkClient(server.url);
@@ -173,6 +200,50 @@ export function describeEncryptionE2E(label: string, open: OpenStore): void {
     it("reads the state back through the module's decryptBlob", async () => {
       const state = await sdkClient(server.url).threads.getState<{ reply: string }>(threadId);
       expect(state.values.reply).toBe(secret);
+    });
+  });
+
+  describe(`LANGGRAPH_AES_JSON_KEYS (${label})`, () => {
+    let store: GantryStore;
+    let server: RunningGantry;
+    const secret = { thread: `meta-${randomUUID()}`, item: `item-${randomUUID()}` };
+    const team = `team-${randomUUID()}`;
+    const itemKey = `key-${randomUUID()}`;
+    let threadId = "";
+
+    beforeAll(async () => {
+      store = await open();
+      server = await store.start(GRAPHS_CONFIG, { LANGGRAPH_AES_KEY: FIRST_KEY, LANGGRAPH_AES_JSON_KEYS: "api_key, token" });
+      const client = sdkClient(server.url);
+      ({ thread_id: threadId } = await client.threads.create({ metadata: { api_key: secret.thread, team } }));
+      await client.store.putItem(["tenants", "a"], itemKey, { token: secret.item, note: "kept plain" });
+    });
+
+    afterAll(async () => {
+      await server?.stop();
+      await store?.dispose();
+    });
+
+    it("stores the named keys sealed and the others plain", async () => {
+      const stored = await storedJson(store, threadId, itemKey);
+      expect(stored).not.toContain(secret.thread);
+      expect(stored).not.toContain(secret.item);
+      expect(stored).toContain(team);
+      expect(stored).toContain("kept plain");
+    });
+
+    it("answers the named keys decrypted", async () => {
+      const client = sdkClient(server.url);
+      expect((await client.threads.get(threadId)).metadata).toMatchObject({ api_key: secret.thread, team });
+      expect((await client.store.getItem(["tenants", "a"], itemKey))?.value).toEqual({ token: secret.item, note: "kept plain" });
+      const { items } = await client.store.searchItems(["tenants"], { filter: { note: "kept plain" } });
+      expect(items.map((item) => item.value)).toEqual([{ token: secret.item, note: "kept plain" }]);
+    });
+
+    it("searches on the plain keys, and on a sealed key finds nothing, as the platform documents", async () => {
+      const client = sdkClient(server.url);
+      expect((await client.threads.search({ metadata: { team } })).map((t) => t.thread_id)).toEqual([threadId]);
+      expect(await client.threads.search({ metadata: { api_key: secret.thread } })).toEqual([]);
     });
   });
 }
