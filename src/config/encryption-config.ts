@@ -1,9 +1,8 @@
 // Encryption at rest from the environment, as the platform names it: LANGGRAPH_AES_KEY encrypts,
 // LANGGRAPH_AES_JSON_KEYS names JSON keys to encrypt; GANTRY_AES_PREVIOUS_KEYS (ours: the platform's
-// rotation is configured elsewhere) lists retired keys that still decrypt. Keys are checked here, so
-// a bad one stops start-up with a sentence saying what to do.
+// rotation is configured elsewhere) lists retired keys that still decrypt. Key lengths are checked
+// when the key ring is built at start-up (encryption/load-encryption.ts).
 import { StartupError } from "../errors.js";
-import { KeyRingError, keyRing } from "../encryption/key-ring.js";
 
 export interface EncryptionConfig {
   /** LANGGRAPH_AES_KEY: 16, 24 or 32 bytes. */
@@ -45,17 +44,6 @@ export function loadEncryptionConfig(env: NodeJS.ProcessEnv): EncryptionConfig {
   const system = jsonKeys.filter((key) => SYSTEM_JSON_KEYS.has(key));
   if (system.length > 0) {
     throw new StartupError(`LANGGRAPH_AES_JSON_KEYS names ${system.join(", ")}, which the server reads and cannot encrypt; remove it`);
-  }
-  if (aesKey) {
-    try {
-      keyRing(
-        { key: aesKey, name: "LANGGRAPH_AES_KEY" },
-        previousAesKeys.map((key, i) => ({ key, name: `GANTRY_AES_PREVIOUS_KEYS (key ${i + 1})` })),
-      );
-    } catch (err) {
-      if (err instanceof KeyRingError) throw new StartupError(err.message);
-      throw err;
-    }
   }
   return Object.freeze({ ...(aesKey ? { aesKey } : {}), previousAesKeys, jsonKeys });
 }

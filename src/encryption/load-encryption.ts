@@ -10,7 +10,7 @@ import { importExport } from "../runtime/load-module.js";
 import { type BlobCipher, type CustomEncryption, customBlobCipher, keyRingBlobCipher } from "./blob-cipher.js";
 import { encryptedSerde } from "./encrypted-serde.js";
 import { type JsonKeyCipher, jsonKeyCipher } from "./json-keys.js";
-import { isSealed, keyRing } from "./key-ring.js";
+import { isSealed, type KeyRing, KeyRingError, keyRing } from "./key-ring.js";
 
 export interface LoadedEncryption {
   /** For the checkpointers; undefined when nothing is configured. */
@@ -22,12 +22,7 @@ export interface LoadedEncryption {
 }
 
 export async function loadEncryption(root: string, modulePath: string | undefined, config: EncryptionConfig): Promise<LoadedEncryption> {
-  const ring = config.aesKey
-    ? keyRing(
-        { key: config.aesKey, name: "LANGGRAPH_AES_KEY" },
-        config.previousAesKeys.map((key, i) => ({ key, name: `GANTRY_AES_PREVIOUS_KEYS (key ${i + 1})` })),
-      )
-    : undefined;
+  const ring = config.aesKey ? configuredKeyRing(config.aesKey, config.previousAesKeys) : undefined;
   const aes = ring ? keyRingBlobCipher(ring) : undefined;
   const custom = modulePath ? customBlobCipher(await loadCustomEncryption(root, modulePath)) : undefined;
   if (!custom && !aes) return { mode: "off" };
@@ -37,6 +32,19 @@ export async function loadEncryption(root: string, modulePath: string | undefine
     ...(ring && config.jsonKeys.length > 0 ? { jsonKeys: jsonKeyCipher(ring, config.jsonKeys) } : {}),
     mode: custom ? "custom" : "aes",
   };
+}
+
+/** A key of the wrong length stops start-up with the sentence that says how to make a good one. */
+function configuredKeyRing(current: string, previous: string[]): KeyRing {
+  try {
+    return keyRing(
+      { key: current, name: "LANGGRAPH_AES_KEY" },
+      previous.map((key, i) => ({ key, name: `GANTRY_AES_PREVIOUS_KEYS (key ${i + 1})` })),
+    );
+  } catch (err) {
+    if (err instanceof KeyRingError) throw new StartupError(err.message);
+    throw err;
+  }
 }
 
 async function openEither(stored: Uint8Array, custom: BlobCipher, aes: BlobCipher | undefined): Promise<Uint8Array> {
