@@ -141,6 +141,8 @@ export const LanggraphJsonSchema = z
     auth: auth.optional(),
     store: store.optional(),
     checkpointer: checkpointer.optional(),
+    // A module of custom encryption hooks (src/encryption/load-encryption.ts).
+    encryption: z.object({ path: importString }).strict().optional(),
     webhooks: WebhooksSchema.optional(),
     // Generative UI: graph id -> the file exporting its components (src/generative-ui/).
     ui: z.record(z.string().min(1), z.string().min(1)).optional(),
@@ -154,7 +156,7 @@ export const LanggraphJsonSchema = z
 
 /**
  * Keys the official CLIs (`@langchain/langgraph-cli`, Python's `langgraph-cli`) accept that shape a
- * Docker image, or a feature Gantry does not have (`encryption`): a project made for
+ * Docker image: a project made for
  * `langgraph build` starts as it is, with one warning naming them.
  */
 export const UNUSED_CLI_KEYS = [
@@ -164,7 +166,6 @@ export const UNUSED_CLI_KEYS = [
   "dependencies",
   "docker_compose_file",
   "dockerfile_lines",
-  "encryption",
   "image_distro",
   "keep_pkg_tools",
   "node_loader",

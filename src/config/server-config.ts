@@ -1,5 +1,6 @@
 // Environment variables and CLI flags -> one frozen ServerConfig. Every default sits next to its
 // variable; nothing else in Gantry reads process.env.
+import { type EncryptionConfig, loadEncryptionConfig } from "./encryption-config.js";
 import { resolve, join, dirname } from "node:path";
 import { z } from "zod";
 import { loadObserveConfig, type ObserveConfig } from "./observe-config.js";
@@ -82,6 +83,8 @@ export interface ServerConfig {
   graphDefaults: Record<string, GraphDefaults>;
   /** LangSmith tracing and OpenTelemetry export. */
   observe: ObserveConfig;
+  /** Encryption at rest: keys from the environment (encryption-config.ts). */
+  encryption: EncryptionConfig;
 }
 
 export interface CronConfig {
@@ -241,6 +244,7 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
     // As every variable langgraph.json's `env` sets: the process environment wins (applyProjectEnv).
     graphDefaults: parseGraphDefaults(env.LANGGRAPH_CONFIG ?? project.env.LANGGRAPH_CONFIG),
     observe: loadObserveConfig(project, env),
+    encryption: loadEncryptionConfig(env),
   });
 }
 

@@ -1,4 +1,5 @@
 // Picks the backend: PostgreSQL when a database URL is configured, the embedded SQLite file otherwise.
+import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { StartupError } from "../errors.js";
 import type { Logger } from "../logging.js";
 import type { Storage } from "./ports.js";
@@ -19,6 +20,8 @@ export async function openStorage(
     databaseRequired?: boolean;
     postgresPoolMax: number;
     postgresPreparedStatements?: boolean;
+    /** How checkpoints are serialised: an encrypting serde when encryption at rest is on. */
+    serde?: SerializerProtocol;
   },
   log?: Logger,
 ): Promise<OpenedStorage> {
@@ -35,6 +38,7 @@ export async function openStorage(
         poolMax: options.postgresPoolMax,
         preparedStatements: options.postgresPreparedStatements,
         log,
+        ...(options.serde ? { serde: options.serde } : {}),
       });
       return { storage, migrated: storage.migrated, location };
     } catch (err) {
@@ -45,7 +49,7 @@ export async function openStorage(
     }
   }
   try {
-    const storage = openSqliteStorage(options.sqliteFile, log ? { log } : {});
+    const storage = openSqliteStorage(options.sqliteFile, { ...(log ? { log } : {}), ...(options.serde ? { serde: options.serde } : {}) });
     return { storage, migrated: storage.migrated, location: options.sqliteFile };
   } catch (err) {
     throw new StartupError(

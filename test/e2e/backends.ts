@@ -17,6 +17,9 @@ export interface GantryStore {
   start(config: string, env?: Record<string, string>): Promise<RunningGantry>;
   /** Opens the storage the servers use, as another process would, to check what they wrote. */
   openStorage(): Promise<Storage>;
+  /** Where the rows are, for a test that reads them directly: the SQLite file, or the schema. */
+  sqliteFile?: string;
+  schema?: string;
   dispose(): Promise<void>;
 }
 
@@ -26,6 +29,7 @@ export const openSqliteStore: OpenStore = async () => {
   const dataDir = await mkdtemp(join(tmpdir(), "gantry-e2e-"));
   return {
     backend: "sqlite",
+    sqliteFile: join(dataDir, "gantry.sqlite"),
     start: (config, env) => startGantry({ config, dataDir, ...(env ? { env } : {}) }),
     openStorage: async () => openSqliteStorage(join(dataDir, "gantry.sqlite")),
     dispose: () => rm(dataDir, { recursive: true, force: true }),
@@ -44,6 +48,7 @@ export const openPostgresStore: OpenStore = async () => {
   url.searchParams.set("options", `-c search_path=${schema}`);
   return {
     backend: "postgres",
+    schema,
     start: (config, env) => startGantry({ config, env: { ...env, DATABASE_URL: url.toString() } }),
     openStorage: () => openPostgresStorage({ url: TEST_DATABASE_URL, schema, poolMax: 2 }),
     dispose: () => onTestDatabase(`DROP SCHEMA IF EXISTS ${schema} CASCADE`),

@@ -2,6 +2,7 @@
 // one-statement-saver.ts) on the storage's pool and schema, plus the thread-level operations it
 // lacks, written against its tables (checkpoints, checkpoint_blobs, checkpoint_writes). Its setup
 // runs at open under the migration lock, as our migrations do.
+import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import pg from "pg";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { StartupError } from "../../errors.js";
@@ -23,11 +24,12 @@ export interface PostgresCheckpointOptions {
   /** The storage's client class: connect timeout, and an error listener for the client's whole life. */
   Client: typeof pg.Client;
   lockWaitMs?: number;
+  serde?: SerializerProtocol;
 }
 
 export async function openPostgresCheckpoints(pool: pg.Pool, options: PostgresCheckpointOptions): Promise<CheckpointStore> {
   await setUpUnderLock(options);
-  return postgresCheckpoints(pool, options.schema);
+  return postgresCheckpoints(pool, options.schema, options.serde);
 }
 
 /**
@@ -112,9 +114,9 @@ export function threadCheckpointDeletes(threadIds: string): string {
 // Checkpoint ids are uuid6: fixed-width lower-case hex with the timestamp's high bits first, so
 // their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
 // the latest), and the comparisons below use the same columns with the same collation.
-function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
+function postgresCheckpoints(pool: pg.Pool, schema: string, serde?: SerializerProtocol): CheckpointStore {
   const leases: RunLeases = new Map();
-  const oneStatement = new OneStatementPostgresSaver(pool, schema, leases);
+  const oneStatement = new OneStatementPostgresSaver(pool, schema, leases, serde);
   const { held } = oneStatement;
   const { saver, fence, startsEmpty, guard } = fencedSaver(translatingErrors(pool, oneStatement), leases);
   const translated = (writes: Promise<void>) => writes.catch((err: unknown) => Promise.reject(queryFailure(pool, err)));

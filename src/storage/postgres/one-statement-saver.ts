@@ -8,6 +8,7 @@
 // jobs may be held back a moment (held-checkpoint-writes.ts); a read of their thread writes them first.
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
+  JsonPlusSerializer,
   WRITES_IDX_MAP,
   type ChannelVersions,
   type Checkpoint,
@@ -15,6 +16,7 @@ import {
   type CheckpointMetadata,
   type CheckpointTuple,
   type PendingWrite,
+  type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
@@ -24,14 +26,20 @@ import { heldCheckpointWrites, type HeldCheckpointWrites } from "./held-checkpoi
 
 export class OneStatementPostgresSaver extends PostgresSaver {
   readonly held: HeldCheckpointWrites;
+  private readonly plain = new JsonPlusSerializer();
 
-  /** A guarded run's writes carry its lease, checked by the statement that writes them. */
+  /**
+   * A guarded run's writes carry its lease, checked by the statement that writes them. `serde`
+   * serialises blobs and writes (an encrypting one seals them); metadata is a jsonb column that
+   * history filters query, so it always goes through the plain serialiser.
+   */
   constructor(
     pool: pg.Pool,
     schema: string,
     private readonly leases: RunLeases,
+    serde?: SerializerProtocol,
   ) {
-    super(pool, undefined, { schema });
+    super(pool, serde, { schema });
     const qualified = (name: string) => `"${schema}".${name}`;
     this.held = heldCheckpointWrites(
       checkpointWriteGroups(pool, {
@@ -41,6 +49,16 @@ export class OneStatementPostgresSaver extends PostgresSaver {
         runs: qualified("runs"),
       }),
     );
+  }
+
+  override async _dumpMetadata(metadata: CheckpointMetadata): Promise<unknown> {
+    const [, serialized] = await this.plain.dumpsTyped(metadata);
+    return JSON.parse(new TextDecoder().decode(serialized).replace(/\0/g, ""));
+  }
+
+  override async _loadMetadata(metadata: Record<string, unknown>): Promise<CheckpointMetadata> {
+    const [type, dumped] = await this.plain.dumpsTyped(metadata);
+    return this.plain.loadsTyped(type, dumped);
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {

@@ -1,5 +1,6 @@
 // The production backend: a pg Pool shared by every repo, migrated on open. Many processes can open
 // one database at once; migrations serialise on an advisory lock, everything else on row locks.
+import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import pg from "pg";
 import { StartupError } from "../../errors.js";
 import type { Logger } from "../../logging.js";
@@ -25,6 +26,8 @@ export interface PostgresOptions {
   preparedStatements?: boolean;
   /** Where losing and regaining the database is logged. */
   log?: Logger;
+  /** How checkpoint blobs and writes are serialised (an encrypting one when a key is configured). */
+  serde?: SerializerProtocol;
 }
 
 /**
@@ -85,7 +88,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
   try {
     await checkReachable(pool, options.url);
     migrated = await migratePostgres(pool, { schema });
-    checkpoints = await openPostgresCheckpoints(pool, { schema: schema ?? (await currentSchema(pool)), connection, Client });
+    checkpoints = await openPostgresCheckpoints(pool, { schema: schema ?? (await currentSchema(pool)), connection, Client, serde: options.serde });
   } catch (err) {
     await pool.end();
     throw err;

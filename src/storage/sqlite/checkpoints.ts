@@ -3,6 +3,7 @@
 // against its two tables (checkpoints, writes).
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { copyCheckpoint, JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import type Database from "better-sqlite3";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { LeaseLostError } from "../../errors.js";
@@ -20,22 +21,44 @@ type LeasedWrite = RunLease & { runId: string };
  * A guarded run's write carries its lease through the saver's awaits (AsyncLocalStorage) to the
  * statements that insert its rows, which check the run's row in the same transaction: the saver
  * serialises before it writes, so a check ahead of the call would not be atomic with the write.
+ *
+ * Its put is the saver's own but for the metadata, which is always serialised in plain JSON: the
+ * saver would pass it through `serde` like the checkpoint, and an encrypting serde would then hide
+ * what history filters and run rollbacks query (json_extract on metadata).
  */
 class EagerSqliteSaver extends SqliteSaver {
   private readonly writing: AsyncLocalStorage<LeasedWrite>;
+  private readonly plain = new JsonPlusSerializer();
 
   constructor(
     db: Database.Database,
     private readonly leases: RunLeases,
+    serde?: SerializerProtocol,
   ) {
     const writing = new AsyncLocalStorage<LeasedWrite>();
-    super(withCachedStatements(db, writing));
+    super(withCachedStatements(db, writing), serde);
     this.writing = writing;
     this.setup();
   }
 
   override put(...args: Parameters<SqliteSaver["put"]>): ReturnType<SqliteSaver["put"]> {
-    return this.leased(args[0], () => super.put(...args));
+    return this.leased(args[0], () => this.putRow(...args));
+  }
+
+  private async putRow(...[config, checkpoint, metadata]: Parameters<SqliteSaver["put"]>): ReturnType<SqliteSaver["put"]> {
+    const thread_id = config.configurable?.thread_id;
+    const checkpoint_ns = config.configurable?.checkpoint_ns ?? "";
+    if (!thread_id) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
+    const [[type, serializedCheckpoint], [, serializedMetadata]] = await Promise.all([
+      this.serde.dumpsTyped(copyCheckpoint(checkpoint)),
+      this.plain.dumpsTyped(metadata),
+    ]);
+    this.db
+      .prepare(
+        "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(thread_id, checkpoint_ns, checkpoint.id, config.configurable?.checkpoint_id, type, serializedCheckpoint, serializedMetadata);
+    return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
   override putWrites(...args: Parameters<SqliteSaver["putWrites"]>): ReturnType<SqliteSaver["putWrites"]> {
@@ -94,9 +117,10 @@ export function deleteThreadCheckpoints(sql: (text: string) => Database.Statemen
 // Checkpoint ids are uuid6: fixed-width lower-case hex with the timestamp's high bits first, so
 // their text order is creation order. The saver relies on this (ORDER BY checkpoint_id DESC finds
 // the latest), and so does every comparison below.
-export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
+/** `serde` serialises checkpoints and writes (an encrypting one seals them); metadata stays plain JSON. */
+export function sqliteCheckpoints(db: Database.Database, serde?: SerializerProtocol): CheckpointStore {
   const leases: RunLeases = new Map();
-  const { saver, fence, startsEmpty, guard } = fencedSaver(new EagerSqliteSaver(db, leases), leases);
+  const { saver, fence, startsEmpty, guard } = fencedSaver(new EagerSqliteSaver(db, leases, serde), leases);
   const sql = statementCache(db);
 
   // The saver stores metadata as JSON text in a BLOB column; SQLite reads a BLOB as binary JSONB.

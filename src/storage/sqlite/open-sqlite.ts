@@ -1,5 +1,6 @@
 // The embedded default: one SQLite file in WAL mode, migrated on open, checkpointed by a thread of
 // its own (wal-checkpointer.ts). One process owns it.
+import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import Database from "better-sqlite3";
 import { load as loadSqliteVec } from "sqlite-vec";
 import { mkdirSync } from "node:fs";
@@ -26,7 +27,8 @@ export interface SqliteStorage extends Storage {
   readonly migrated: string[];
 }
 
-export function openSqliteStorage(file: string, options: { log?: Logger } = {}): SqliteStorage {
+/** `serde`: how checkpoints are serialised (an encrypting one when a key is configured). */
+export function openSqliteStorage(file: string, options: { log?: Logger; serde?: SerializerProtocol } = {}): SqliteStorage {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
@@ -53,7 +55,7 @@ export function openSqliteStorage(file: string, options: { log?: Logger } = {}):
     assistants: sqliteAssistants(db),
     threads: sqliteThreads(db),
     runs: sqliteRuns(db),
-    checkpoints: sqliteCheckpoints(db),
+    checkpoints: sqliteCheckpoints(db, options.serde),
     store: sqliteStore(db, { onProblem: (err) => options.log?.warn("store vector index build failed", { file, err }) }),
     crons: sqliteCrons(db),
     webhooks: sqliteWebhooks(db),

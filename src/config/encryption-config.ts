@@ -1,0 +1,49 @@
+// Encryption at rest from the environment, as the platform names it: LANGGRAPH_AES_KEY encrypts,
+// LANGGRAPH_AES_JSON_KEYS names JSON keys to encrypt; GANTRY_AES_PREVIOUS_KEYS (ours: the platform's
+// rotation is configured elsewhere) lists retired keys that still decrypt. Key lengths are checked
+// when the key ring is built at start-up (encryption/load-encryption.ts).
+import { StartupError } from "../errors.js";
+
+export interface EncryptionConfig {
+  /** LANGGRAPH_AES_KEY: 16, 24 or 32 bytes. */
+  aesKey?: string;
+  /** GANTRY_AES_PREVIOUS_KEYS, comma-separated: decrypt only. */
+  previousAesKeys: string[];
+  /** LANGGRAPH_AES_JSON_KEYS, comma-separated. */
+  jsonKeys: string[];
+}
+
+/**
+ * Keys the platform never encrypts: the server and the auth layer read them (its docs list these).
+ */
+export const SYSTEM_JSON_KEYS = new Set([
+  "langgraph_version",
+  "langgraph_api_version",
+  "langgraph_plan",
+  "langgraph_host",
+  "langgraph_api_url",
+  "langgraph_request_id",
+  "langgraph_auth_user_id",
+  "langgraph_auth_permissions",
+]);
+
+const list = (value: string | undefined): string[] =>
+  (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+export function loadEncryptionConfig(env: NodeJS.ProcessEnv): EncryptionConfig {
+  const aesKey = env.LANGGRAPH_AES_KEY || undefined;
+  const previousAesKeys = list(env.GANTRY_AES_PREVIOUS_KEYS);
+  const jsonKeys = list(env.LANGGRAPH_AES_JSON_KEYS);
+  if (!aesKey && (previousAesKeys.length > 0 || jsonKeys.length > 0)) {
+    const set = previousAesKeys.length > 0 ? "GANTRY_AES_PREVIOUS_KEYS" : "LANGGRAPH_AES_JSON_KEYS";
+    throw new StartupError(`${set} is set but LANGGRAPH_AES_KEY is not: set LANGGRAPH_AES_KEY to the key that encrypts (16, 24 or 32 bytes)`);
+  }
+  const system = jsonKeys.filter((key) => SYSTEM_JSON_KEYS.has(key));
+  if (system.length > 0) {
+    throw new StartupError(`LANGGRAPH_AES_JSON_KEYS names ${system.join(", ")}, which the server reads and cannot encrypt; remove it`);
+  }
+  return Object.freeze({ ...(aesKey ? { aesKey } : {}), previousAesKeys, jsonKeys });
+}
