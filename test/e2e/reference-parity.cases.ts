@@ -48,7 +48,9 @@ export function describeReferenceParity(name: string, open: OpenStore): void {
       expect(await johndoe.store.searchItems(["johndoe"])).toMatchObject({ items: [{ key: "key_one", value: { text: "test user A" } }] });
       expect(await johndoe.store.listNamespaces({ prefix: ["johndoe"] })).toEqual({ namespaces: [["johndoe"]] });
       // No namespace named: the filter alone keeps alice's item out.
-      expect((await johndoe.store.searchItems([])).items.map((i) => [i.namespace, i.key, i.value])).toEqual([[["johndoe"], "key_one", { text: "test user A" }]]);
+      expect((await johndoe.store.searchItems([])).items.map((i) => [i.namespace, i.key, i.value])).toEqual([
+        [["johndoe"], "key_one", { text: "test user A" }],
+      ]);
       expect(await johndoe.store.listNamespaces({})).toEqual({ namespaces: [["johndoe"]] });
 
       expect(await alice.store.getItem(["alice"], "key_one")).toMatchObject({ value: { text: "test user B" } });

@@ -38,7 +38,10 @@ describe("typed schemas read as gantry dev starts", () => {
     async () => {
       await eventually("the types read at start", async () => (readLogLines(server).length > 0 ? true : undefined), TYPES_READ_MS);
       const schemas = await client.assistants.getSchemas("drafting");
-      expect((schemas.state_schema as { properties: unknown }).properties).toEqual({ lines: { type: "array", items: { type: "string" } }, topic: { type: "string" } });
+      expect((schemas.state_schema as { properties: unknown }).properties).toEqual({
+        lines: { type: "array", items: { type: "string" } },
+        topic: { type: "string" },
+      });
       expect(readLogLines(server)).toHaveLength(1);
     },
     TYPES_READ_MS + 30_000,

@@ -224,7 +224,10 @@ export function postgresStore(pool: Pool): StoreRepo {
       // $1 is now, for the live check and the refreshed expiry alike.
       const values: unknown[] = [now];
       const ranked = query.queryVector !== undefined;
-      const itemConditions = [...filterConditions(values, query.filter), ...(hasAuthFilter(query.auth) ? [authFilterSql(authDocument(), query.auth, values)] : [])];
+      const itemConditions = [
+        ...filterConditions(values, query.filter),
+        ...(hasAuthFilter(query.auth) ? [authFilterSql(authDocument(), query.auth, values)] : []),
+      ];
       const live = "(expires_at IS NULL OR expires_at > $1)";
       const conditions = [live, prefixRange(values, query.namespacePrefix), ...itemConditions];
       // USING merges the join columns, so the conditions' bare `namespace` and the page's columns stay the item's.
