@@ -311,6 +311,10 @@ async function composeServer(config: ServerConfig, logger: Logger, infra: Server
   loopback.listening(url);
   deliveries?.start();
   logger.info("listening", { url, role, worker_id: infra.workerId, ...(servesApi ? { view: `${url}/gantry`, docs: `${url}/docs` } : {}) });
+  // Under `gantry dev` the graphs are being written and looked at (Studio asks for their schemas
+  // first thing): read the types now, on their worker thread, into the on-disk cache, so the first
+  // /schemas answer is typed without the wait. Servers in production read them when first asked.
+  if (servesApi && infra.schemaCacheDir) typedSchemas.warm();
 
   let closing: Promise<void> | null = null;
   return {

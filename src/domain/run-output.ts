@@ -96,7 +96,7 @@ export function runOutputService(deps: { events: RunEventLog; runs: RunRepo; thr
       try {
         for await (const event of events.read(run.run_id, { after: "-1", ...(signal ? { signal } : {}) })) {
           read = true;
-          if (event.event === "values") values = event.data;
+          if (event.event === "values") values = withBreakpointState(values, event.data);
           else if (event.event === "error") error = event.data;
         }
       } catch (err) {
@@ -158,3 +158,13 @@ const readOptions = (options: ReadFrom) => ({
   ...(options.after !== undefined ? { after: options.after } : {}),
   ...(options.signal ? { signal: options.signal } : {}),
 });
+
+/**
+ * A static breakpoint is streamed as `{__interrupt__: []}` alone (run-stream.ts); the output of
+ * /wait and /join keeps the state it stopped beside it.
+ */
+function withBreakpointState(previous: unknown, data: unknown): unknown {
+  const bare = typeof data === "object" && data !== null && Object.keys(data).length === 1 && "__interrupt__" in data;
+  const state = typeof previous === "object" && previous !== null && !Array.isArray(previous);
+  return bare && state ? { ...previous, ...data } : data;
+}

@@ -112,7 +112,8 @@ export function storeService(deps: { store: StoreRepo; settings: StoreSettings; 
         const value: Record<string, unknown> = { namespace: [...input.namespace], key: input.key, value: input.value, index: input.index ?? null };
         auth = await access.authorize("store", "put", value);
         input.namespace = namespaceAfter(value, "namespace", false);
-        if (auth && !matchesAuthFilter(input.value, auth)) {
+        // Matched as the reference server does: the value with the item's namespace and key set over it.
+        if (auth && !matchesAuthFilter({ ...input.value, namespace: input.namespace, key: input.key }, auth)) {
           throw forbidden(`Forbidden: the item's value does not match what store:put allows for user ${access.user.identity}`);
         }
       }

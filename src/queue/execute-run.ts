@@ -155,7 +155,8 @@ async function execute(run: ClaimedRun, ctx: ExecutionContext, observed: Observe
   /** A strict resume refusal: the run's error for its webhook, while the thread keeps no error. */
   let refusal: Json | undefined;
   try {
-    await emit("metadata", { run_id: run.run_id, thread_id: threadId, attempt: run.attempt });
+    // The reference servers' fields, no more: clients read the thread from Content-Location.
+    await emit("metadata", { run_id: run.run_id, attempt: run.attempt });
     const graph = await ctx.graphs.get(kwargs.config.configurable.graph_id).resolve(kwargs.config);
     // The same saver and store for every run, so runs of one graph can overlap: the saver tags each
     // checkpoint with the run that wrote it (from the run_id in the configurable).

@@ -382,11 +382,11 @@ describe("streamGraphRun interrupts and commands", () => {
     expect(ended!.data.output).toEqual({ update: { log: ["routed"] }, goto: [{ node: "worker", input: { log: [] } }] });
   });
 
-  it("stops before a node named in interruptBefore, with an empty __interrupt__ list", async () => {
+  it("stops before a node named in interruptBefore, with an empty __interrupt__ list after the state", async () => {
     const threadId = randomUUID();
     const graph = twoStepGraph();
     const events = await collect(graph, { threadId, input: { log: [] }, interruptBefore: ["second"] });
-    expect(finalValues(events)).toEqual({ log: ["first"], __interrupt__: [] });
+    expect(dataOf(events, "values").slice(-2)).toEqual([{ log: ["first"] }, { __interrupt__: [] }]);
     const state = await graph.getState({ configurable: { thread_id: threadId } });
     expect(state.next).toEqual(["second"]);
   });

@@ -223,6 +223,10 @@ function eventMapper(requested: Set<StreamMode>, subgraphs: boolean, lifecycle?:
     if (isRecord(payload) && INTERRUPT in payload) {
       const interrupts = Array.isArray(payload[INTERRUPT]) ? payload[INTERRUPT] : [];
       seen.interrupts = [...(seen.interrupts ?? []), ...interrupts];
+      // A static breakpoint has no interrupt values: sent as LangGraph streams it, `{__interrupt__: []}`,
+      // as the reference server does. interrupt() calls come with the state they stopped, as the
+      // Python server sends them.
+      if (seen.interrupts.length === 0) return { [INTERRUPT]: [] };
       return isRecord(seen.values) ? { ...seen.values, [INTERRUPT]: seen.interrupts } : { [INTERRUPT]: seen.interrupts };
     }
     seen.values = payload;

@@ -30,7 +30,7 @@ export interface ThreadTask {
   path: unknown[];
   error: string | null;
   interrupts: Interrupt[];
-  /** The subgraph's checkpoint, when the task runs a subgraph. */
+  /** The subgraph's checkpoint, when the task runs a subgraph and its state was not read (then it is `state.checkpoint`). */
   checkpoint: TaskCheckpoint | null;
   /** The subgraph's state; only present when the snapshot was read with subgraphs. */
   state: ThreadState | null;
@@ -116,7 +116,8 @@ function toThreadTask(task: TaskLike): ThreadTask {
     path: (toWire(task.path ?? []) as unknown[] | undefined) ?? [],
     error: task.error == null ? null : serializeError(task.error).message,
     interrupts: toWire(task.interrupts ?? []) as Interrupt[],
-    checkpoint: subgraph ? checkpointOf(subgraph.config) : taskCheckpointOf(task.state),
+    // Read with subgraphs, the subgraph's checkpoint is in `state`; both official servers send null here then.
+    checkpoint: subgraph ? null : taskCheckpointOf(task.state),
     state: subgraph ? toThreadState(subgraph) : null,
     result: task.result === undefined ? null : (toWire(task.result) ?? null),
   };

@@ -21,6 +21,8 @@ export interface TypedSchemaSource {
    * be read, or are still being read once the first answer's wait is over.
    */
   get(graphId: string): Promise<Record<string, TypedSchemas> | undefined>;
+  /** Starts reading now, in the background, so the first request finds the types read. */
+  warm(): void;
   /** Stops an extraction under way. */
   close(): Promise<void>;
 }
@@ -89,13 +91,18 @@ export function createTypedSchemaSource(options: TypedSchemaSourceOptions): Type
     return extraction.graphs;
   };
 
+  const start = () => (reading ??= { done: readAll(), startedAt: Date.now() });
+
   return {
     async get(graphId) {
       if (!targets.some((t) => t.graphId === graphId)) return undefined;
-      reading ??= { done: readAll(), startedAt: Date.now() };
-      const graphs = await settledWithin(reading.done, reading.startedAt + waitMs - Date.now());
+      const { done, startedAt } = start();
+      const graphs = await settledWithin(done, startedAt + waitMs - Date.now());
       const graph = graphs?.[graphId];
       return graph && "namespaces" in graph ? graph.namespaces : undefined;
+    },
+    warm() {
+      if (targets.length > 0) start();
     },
     async close() {
       await thread?.close();

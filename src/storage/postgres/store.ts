@@ -130,6 +130,18 @@ function norm(vector: number[]): number {
   return Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));
 }
 
+/**
+ * What a store auth filter is matched against, as the reference server does: the item's value
+ * with its namespace (a list of labels) and key set over it, so `{namespace: {$contains: user}}`
+ * works. A namespace listing matches the namespace alone. Search names no table: its conditions
+ * are also checked inside the scores' subquery, on the item there.
+ */
+const authDocument = (table?: string) => {
+  const t = table ? `${table}.` : "";
+  return `(${t}value || jsonb_build_object('namespace', to_jsonb(${t}labels), 'key', ${t}key))`;
+};
+const NAMESPACE_AUTH_DOCUMENT = "jsonb_build_object('namespace', to_jsonb(labels))";
+
 export function postgresStore(pool: Pool): StoreRepo {
   return {
     async put(item, now, auth) {
@@ -138,7 +150,7 @@ export function postgresStore(pool: Pool): StoreRepo {
       const values: unknown[] = [path, item.key, JSON.stringify(item.value), now, item.ttl_minutes, expires];
       // An existing live item is replaced only when it matches the auth filter; an expired one counts as absent.
       const onlyVisible = hasAuthFilter(auth)
-        ? `WHERE (store_items.expires_at IS NOT NULL AND store_items.expires_at <= $4) OR ${authFilterSql("store_items.value", auth, values)}`
+        ? `WHERE (store_items.expires_at IS NOT NULL AND store_items.expires_at <= $4) OR ${authFilterSql(authDocument("store_items"), auth, values)}`
         : "";
       return transaction(pool, async (client) => {
         const written = await run(
@@ -171,7 +183,7 @@ export function postgresStore(pool: Pool): StoreRepo {
 
     async get(namespace, key, options, now) {
       const values: unknown[] = [now, namespace.join("."), key];
-      const visible = hasAuthFilter(options.auth) ? authFilterSql("value", options.auth, values) : "TRUE";
+      const visible = hasAuthFilter(options.auth) ? authFilterSql(authDocument("store_items"), options.auth, values) : "TRUE";
       const found = `SELECT ${COLUMNS}, ${visible} AS visible FROM store_items
         WHERE namespace = $2 AND key = $3 AND (expires_at IS NULL OR expires_at > $1)`;
       const { rows } = await run<ItemRow & { visible: boolean }>(
@@ -197,7 +209,7 @@ export function postgresStore(pool: Pool): StoreRepo {
         await run(pool, "DELETE FROM store_items WHERE namespace = $1 AND key = $2", values);
         return "deleted";
       }
-      const visible = authFilterSql("value", auth, values);
+      const visible = authFilterSql(authDocument("store_items"), auth, values);
       const { rows } = await run<{ visible: boolean }>(
         pool,
         `WITH target AS (SELECT namespace, key, ${visible} AS visible FROM store_items WHERE namespace = $1 AND key = $2),
@@ -212,7 +224,10 @@ export function postgresStore(pool: Pool): StoreRepo {
       // $1 is now, for the live check and the refreshed expiry alike.
       const values: unknown[] = [now];
       const ranked = query.queryVector !== undefined;
-      const itemConditions = [...filterConditions(values, query.filter), ...(hasAuthFilter(query.auth) ? [authFilterSql("value", query.auth, values)] : [])];
+      const itemConditions = [
+        ...filterConditions(values, query.filter),
+        ...(hasAuthFilter(query.auth) ? [authFilterSql(authDocument(), query.auth, values)] : []),
+      ];
       const live = "(expires_at IS NULL OR expires_at > $1)";
       const conditions = [live, prefixRange(values, query.namespacePrefix), ...itemConditions];
       // USING merges the join columns, so the conditions' bare `namespace` and the page's columns stay the item's.
@@ -243,7 +258,7 @@ export function postgresStore(pool: Pool): StoreRepo {
         live(values, now),
         ...(listing.prefix ? patternConditions(values, listing.prefix, false) : []),
         ...(listing.suffix ? patternConditions(values, listing.suffix, true) : []),
-        ...(hasAuthFilter(listing.auth) ? [authFilterSql("value", listing.auth, values)] : []),
+        ...(hasAuthFilter(listing.auth) ? [authFilterSql(NAMESPACE_AUTH_DOCUMENT, listing.auth, values)] : []),
       ];
       const { rows } = await run<{ ns: string }>(
         pool,

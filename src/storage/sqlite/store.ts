@@ -26,6 +26,14 @@ import { INDEX_MIN_VECTORS, storeVectorIndex } from "./store-vector-index.js";
 const COLUMNS = "namespace, key, value, created_at, updated_at, ttl_minutes";
 const LIVE = "(expires_at IS NULL OR expires_at > ?)";
 
+/**
+ * What a store auth filter is matched against, as the reference server does: the item's value
+ * with its namespace (a list of labels) and key set over it, so `{namespace: {$contains: user}}`
+ * works. A namespace listing matches the namespace alone.
+ */
+const authDocument = (table: string) => `json_set(${table}.value, '$.namespace', json(${table}.labels), '$.key', ${table}.key)`;
+const NAMESPACE_AUTH_DOCUMENT = "json_object('namespace', json(store_items.labels))";
+
 interface ItemRow {
   namespace: string;
   key: string;
@@ -158,9 +166,9 @@ export function sqliteStore(db: Database.Database, options: { onProblem?: (err: 
   const dropVectors = sql("DELETE FROM store_vectors WHERE namespace = ? AND key = ?");
   const insertVector = sql("INSERT INTO store_vectors (namespace, key, field, vector) VALUES (?, ?, ?, ?)");
   const getRow = sql(`SELECT ${COLUMNS} FROM store_items WHERE namespace = ? AND key = ? AND ${LIVE}`);
-  /** Whether the stored item's value matches the auth filter (callers know the item exists). */
+  /** Whether the stored item matches the auth filter (callers know the item exists). */
   const visible = (path: string, key: string, auth: AuthFilter): boolean => {
-    const condition = authFilterSql("value", auth);
+    const condition = authFilterSql(authDocument("store_items"), auth);
     return sql(`SELECT 1 FROM store_items WHERE namespace = ? AND key = ? AND ${condition.sql}`).get(path, key, ...condition.params) !== undefined;
   };
   const refresh = sql("UPDATE store_items SET expires_at = ? WHERE namespace = ? AND key = ?");
@@ -226,7 +234,7 @@ export function sqliteStore(db: Database.Database, options: { onProblem?: (err: 
       { sql: LIVE, params: [now.toISOString()] },
       prefixRange(query.namespacePrefix),
       ...filterConditions(query.filter),
-      ...(hasAuthFilter(query.auth) ? [authFilterSql("i.value", query.auth)] : []),
+      ...(hasAuthFilter(query.auth) ? [authFilterSql(authDocument("i"), query.auth)] : []),
     ]);
     const ranked = queryBlob !== undefined;
     const scoreParams = queryBlob ? [queryBlob, queryBlob.length] : [];
@@ -260,7 +268,7 @@ export function sqliteStore(db: Database.Database, options: { onProblem?: (err: 
         sql("DELETE FROM store_items WHERE namespace = ? AND key = ?").run(path, key);
         return "deleted";
       }
-      const condition = authFilterSql("value", auth);
+      const condition = authFilterSql(authDocument("store_items"), auth);
       const deleted = sql(`DELETE FROM store_items WHERE namespace = ? AND key = ? AND ${condition.sql}`).run(path, key, ...condition.params).changes;
       // Nothing deleted although the item is there: it is someone else's.
       return deleted === 0 && sql("SELECT 1 FROM store_items WHERE namespace = ? AND key = ?").get(path, key) ? "hidden" : "deleted";
@@ -277,7 +285,7 @@ export function sqliteStore(db: Database.Database, options: { onProblem?: (err: 
         { sql: LIVE, params: [now.toISOString()] },
         ...(listing.prefix ? patternConditions(listing.prefix, false) : []),
         ...(listing.suffix ? patternConditions(listing.suffix, true) : []),
-        ...(hasAuthFilter(listing.auth) ? [authFilterSql("store_items.value", listing.auth)] : []),
+        ...(hasAuthFilter(listing.auth) ? [authFilterSql(NAMESPACE_AUTH_DOCUMENT, listing.auth)] : []),
       ]);
       const truncated = listing.maxDepth !== undefined;
       const ns = truncated ? "(SELECT group_concat(l.value, '.' ORDER BY l.key) FROM json_each(store_items.labels) AS l WHERE l.key < ?)" : "namespace";
