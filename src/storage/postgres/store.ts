@@ -133,14 +133,13 @@ function norm(vector: number[]): number {
 /**
  * What a store auth filter is matched against, as the reference server does: the item's value
  * with its namespace (a list of labels) and key set over it, so `{namespace: {$contains: user}}`
- * works. A namespace listing matches the namespace alone. Search names no table: its conditions
- * are also checked inside the scores' subquery, on the item there.
+ * works. A namespace is listed when one of its items matches. Search and listings name no table:
+ * search's conditions are also checked inside the scores' subquery, on the item there.
  */
 const authDocument = (table?: string) => {
   const t = table ? `${table}.` : "";
   return `(${t}value || jsonb_build_object('namespace', to_jsonb(${t}labels), 'key', ${t}key))`;
 };
-const NAMESPACE_AUTH_DOCUMENT = "jsonb_build_object('namespace', to_jsonb(labels))";
 
 export function postgresStore(pool: Pool): StoreRepo {
   return {
@@ -258,7 +257,7 @@ export function postgresStore(pool: Pool): StoreRepo {
         live(values, now),
         ...(listing.prefix ? patternConditions(values, listing.prefix, false) : []),
         ...(listing.suffix ? patternConditions(values, listing.suffix, true) : []),
-        ...(hasAuthFilter(listing.auth) ? [authFilterSql(NAMESPACE_AUTH_DOCUMENT, listing.auth, values)] : []),
+        ...(hasAuthFilter(listing.auth) ? [authFilterSql(authDocument(), listing.auth, values)] : []),
       ];
       const { rows } = await run<{ ns: string }>(
         pool,

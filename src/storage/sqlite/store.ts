@@ -29,10 +29,9 @@ const LIVE = "(expires_at IS NULL OR expires_at > ?)";
 /**
  * What a store auth filter is matched against, as the reference server does: the item's value
  * with its namespace (a list of labels) and key set over it, so `{namespace: {$contains: user}}`
- * works. A namespace listing matches the namespace alone.
+ * works. A namespace is listed when one of its items matches.
  */
 const authDocument = (table: string) => `json_set(${table}.value, '$.namespace', json(${table}.labels), '$.key', ${table}.key)`;
-const NAMESPACE_AUTH_DOCUMENT = "json_object('namespace', json(store_items.labels))";
 
 interface ItemRow {
   namespace: string;
@@ -285,7 +284,7 @@ export function sqliteStore(db: Database.Database, options: { onProblem?: (err: 
         { sql: LIVE, params: [now.toISOString()] },
         ...(listing.prefix ? patternConditions(listing.prefix, false) : []),
         ...(listing.suffix ? patternConditions(listing.suffix, true) : []),
-        ...(hasAuthFilter(listing.auth) ? [authFilterSql(NAMESPACE_AUTH_DOCUMENT, listing.auth)] : []),
+        ...(hasAuthFilter(listing.auth) ? [authFilterSql(authDocument("store_items"), listing.auth)] : []),
       ]);
       const truncated = listing.maxDepth !== undefined;
       const ns = truncated ? "(SELECT group_concat(l.value, '.' ORDER BY l.key) FROM json_each(store_items.labels) AS l WHERE l.key < ?)" : "namespace";
