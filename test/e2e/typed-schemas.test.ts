@@ -91,13 +91,16 @@ describe("schemas of a TypeScript-typed graph through the SDK", () => {
       expect(schemas.graph_id).toBe("support");
       const input = propertiesOf(schemas.input_schema);
       expect(input.tone).toEqual({ type: "string", enum: ["formal", "friendly"] });
-      expect(input.messages).toEqual({ type: "array", items: { $ref: "#/definitions/BaseMessage" } });
+      expect(input.messages).toEqual({ type: "array", items: { $ref: "#/definitions/BaseMessage<MessageStructure<MessageToolSet>,MessageType>" } });
       expect(input.ticket).toMatchObject({
         type: "object",
         properties: { id: { type: "string" }, priority: { type: "string", enum: ["high", "low"] }, assignee: { type: "string" } },
         required: ["id", "priority"],
       });
-      expect(Object.keys((schemas.input_schema as { definitions: object }).definitions)).toEqual(["BaseMessage"]);
+      expect(Object.keys((schemas.input_schema as { definitions: object }).definitions)).toEqual([
+        "BaseMessage<MessageStructure<MessageToolSet>,MessageType>",
+        "RemoveMessage",
+      ]);
       expect(Object.keys(propertiesOf(schemas.state_schema)).sort()).toEqual(["depth", "messages", "sources", "ticket", "tone", "turns"]);
       expect((schemas.output_schema as { required: string[] }).required.sort()).toEqual(["depth", "messages", "sources", "tone", "turns"]);
       expect(propertiesOf(schemas.config_schema)).toEqual({
