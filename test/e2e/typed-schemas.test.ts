@@ -113,6 +113,32 @@ describe("schemas of a TypeScript-typed graph through the SDK", () => {
     SLOW_TEST_MS,
   );
 
+  // Mirrors the reference suite's "assistants > schemas" (its schema-expectations.mts).
+  it(
+    "assistants > schemas: types a messages state as the reference's generator names LangChain's message classes",
+    async () => {
+      const schemas = await eventually(
+        "typed schemas",
+        async () => {
+          const answer = await client.assistants.getSchemas("support");
+          return typedOrPause(answer, isTyped(answer));
+        },
+        TYPES_READ_MS,
+      );
+      const baseMessage = "BaseMessage<MessageStructure<MessageToolSet>,MessageType>";
+      expect(schemas.state_schema).toMatchObject({
+        type: "object",
+        properties: { messages: { type: "array", items: { $ref: `#/definitions/${baseMessage}` } } },
+        definitions: {
+          [baseMessage]: { description: expect.stringContaining("Base class for all types of messages"), oneOf: [{ $ref: "#/definitions/RemoveMessage" }] },
+          RemoveMessage: { type: "object", properties: { content: expect.any(Object), type: { type: "string" } }, required: ["content"] },
+        },
+        $schema: "http://json-schema.org/draft-07/schema#",
+      });
+    },
+    SLOW_TEST_MS,
+  );
+
   it(
     "lists the subgraphs with recurse, each with the state of its own type",
     async () => {
