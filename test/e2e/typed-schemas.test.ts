@@ -91,13 +91,16 @@ describe("schemas of a TypeScript-typed graph through the SDK", () => {
       expect(schemas.graph_id).toBe("support");
       const input = propertiesOf(schemas.input_schema);
       expect(input.tone).toEqual({ type: "string", enum: ["formal", "friendly"] });
-      expect(input.messages).toEqual({ type: "array", items: { $ref: "#/definitions/BaseMessage" } });
+      expect(input.messages).toEqual({ type: "array", items: { $ref: "#/definitions/BaseMessage<MessageStructure<MessageToolSet>,MessageType>" } });
       expect(input.ticket).toMatchObject({
         type: "object",
         properties: { id: { type: "string" }, priority: { type: "string", enum: ["high", "low"] }, assignee: { type: "string" } },
         required: ["id", "priority"],
       });
-      expect(Object.keys((schemas.input_schema as { definitions: object }).definitions)).toEqual(["BaseMessage"]);
+      expect(Object.keys((schemas.input_schema as { definitions: object }).definitions)).toEqual([
+        "BaseMessage<MessageStructure<MessageToolSet>,MessageType>",
+        "RemoveMessage",
+      ]);
       expect(Object.keys(propertiesOf(schemas.state_schema)).sort()).toEqual(["depth", "messages", "sources", "ticket", "tone", "turns"]);
       expect((schemas.output_schema as { required: string[] }).required.sort()).toEqual(["depth", "messages", "sources", "tone", "turns"]);
       expect(propertiesOf(schemas.config_schema)).toEqual({
@@ -106,6 +109,32 @@ describe("schemas of a TypeScript-typed graph through the SDK", () => {
         maxSources: { type: "number" },
       });
       expect(schemas.context_schema).toEqual(schemas.config_schema);
+    },
+    SLOW_TEST_MS,
+  );
+
+  // Mirrors the reference suite's "assistants > schemas" (its schema-expectations.mts).
+  it(
+    "assistants > schemas: types a messages state as the reference's generator names LangChain's message classes",
+    async () => {
+      const schemas = await eventually(
+        "typed schemas",
+        async () => {
+          const answer = await client.assistants.getSchemas("support");
+          return typedOrPause(answer, isTyped(answer));
+        },
+        TYPES_READ_MS,
+      );
+      const baseMessage = "BaseMessage<MessageStructure<MessageToolSet>,MessageType>";
+      expect(schemas.state_schema).toMatchObject({
+        type: "object",
+        properties: { messages: { type: "array", items: { $ref: `#/definitions/${baseMessage}` } } },
+        definitions: {
+          [baseMessage]: { description: expect.stringContaining("Base class for all types of messages"), oneOf: [{ $ref: "#/definitions/RemoveMessage" }] },
+          RemoveMessage: { type: "object", properties: { content: expect.any(Object), type: { type: "string" } }, required: ["content"] },
+        },
+        $schema: "http://json-schema.org/draft-07/schema#",
+      });
     },
     SLOW_TEST_MS,
   );

@@ -5,6 +5,7 @@ import ts from "typescript";
 const FILE = "/virtual/case.ts";
 
 export interface CompiledSource {
+  program: ts.Program;
   checker: ts.TypeChecker;
   source: ts.SourceFile;
   /** The declared type of a type alias or interface, or the type of a variable. */
@@ -34,6 +35,7 @@ export function compileSource(text: string): CompiledSource {
     return found;
   };
   return {
+    program,
     checker,
     source,
     typeOf: (name) => {

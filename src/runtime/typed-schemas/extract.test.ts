@@ -31,7 +31,7 @@ describe("schemas read from a graph's TypeScript types", () => {
   it("types an Annotation.Root state: literal unions as enums, optional fields, messages", () => {
     const state = namespacesOf("support")[""]!.state!;
     expect(propertiesOf(state)).toEqual({
-      messages: { type: "array", items: { $ref: "#/definitions/BaseMessage" } },
+      messages: { type: "array", items: { $ref: "#/definitions/BaseMessage<MessageStructure<MessageToolSet>,MessageType>" } },
       tone: { type: "string", enum: ["formal", "friendly"] },
       depth: { type: "string", enum: ["deep", "shallow"] },
       ticket: {
@@ -48,7 +48,14 @@ describe("schemas read from a graph's TypeScript types", () => {
     });
     // An update: a client may send any channel, so none is required.
     expect(state.required).toBeUndefined();
-    expect(Object.keys(state.definitions as object)).toEqual(["BaseMessage"]);
+    // As the official server's generator names and shapes LangChain's abstract message class.
+    expect(state.definitions).toEqual({
+      "BaseMessage<MessageStructure<MessageToolSet>,MessageType>": {
+        description: expect.stringContaining("Base class for all types of messages"),
+        oneOf: [{ $ref: "#/definitions/RemoveMessage" }],
+      },
+      RemoveMessage: expect.objectContaining({ type: "object", required: ["content"] }),
+    });
   });
 
   it("requires in the output what the state always holds", () => {

@@ -74,7 +74,7 @@ function extractGraph(program: ts.Program, target: ExtractTarget): Record<string
   if (!exported) throw new Error(`${target.file} has no export named '${target.exportName}'`);
   if (exported.flags & ts.SymbolFlags.Alias) exported = checker.getAliasedSymbol(exported);
 
-  const converter = new TypeSchemaConverter(checker);
+  const converter = new TypeSchemaConverter(program);
   const root = compiledGraphOf(checker, checker.getTypeOfSymbol(exported));
   if (!root) throw new Error(`The type of '${target.exportName}' in ${target.file} is not a LangGraph graph`);
   const namespaces: Record<string, TypedSchemas> = { "": schemasOf(checker, converter, root) };

@@ -4,7 +4,7 @@ import { TypeSchemaConverter } from "./type-to-json-schema.js";
 
 const schemaOf = (text: string, name = "T") => {
   const compiled = compileSource(text);
-  return new TypeSchemaConverter(compiled.checker).root(compiled.typeOf(name));
+  return new TypeSchemaConverter(compiled.program).root(compiled.typeOf(name));
 };
 
 describe("JSON Schema from a TypeScript type", () => {
@@ -58,7 +58,7 @@ describe("JSON Schema from a TypeScript type", () => {
     expect(schema.properties).toEqual({ name: { type: "string" }, children: { type: "array", items: {} } });
   });
 
-  it("reduces LangGraph's Overwrite wrapper to the value and any mix of messages to one message definition", () => {
+  it("reduces LangGraph's Overwrite wrapper to the value and any mix of messages to the base message class", () => {
     const schema = schemaOf(`
       declare class BaseMessage { content: string; toDict(): object }
       declare class AIMessage extends BaseMessage { tool_calls: unknown[] }
@@ -70,9 +70,30 @@ describe("JSON Schema from a TypeScript type", () => {
       };`);
     expect(schema.properties).toEqual({
       messages: { type: "array", items: { $ref: "#/definitions/BaseMessage" } },
-      last: { $ref: "#/definitions/BaseMessage" },
+      last: { $ref: "#/definitions/AIMessage" },
       turns: { type: "number" },
     });
-    expect(Object.keys(schema.definitions as object)).toEqual(["BaseMessage"]);
+    expect(Object.keys(schema.definitions as object)).toEqual(["BaseMessage", "AIMessage"]);
+  });
+
+  // What the official server's generator answers for LangChain's abstract BaseMessage (reference
+  // test "assistants > schemas"): named with its type arguments, described by its doc comment, one
+  // of the classes that extend it as it is (not AIMessage, which extends BaseMessage<S, "ai">).
+  it("names message definitions after their classes, an abstract one being one of the classes that extend it as it is", () => {
+    const schema = schemaOf(`
+      type Role = "ai" | "human" | "remove";
+      interface Structure<Tools = string> { tools: Tools }
+      /** Base class for all types of messages in a conversation. */
+      declare abstract class BaseMessage<S extends Structure = Structure, R extends Role = Role> { content: string; role?: R; s?: S }
+      declare class AIMessage<S extends Structure = Structure> extends BaseMessage<S, "ai"> { tool_calls: unknown[] }
+      /** Removes a message from the history. */
+      declare class RemoveMessage extends BaseMessage { }
+      type T = { messages: BaseMessage[] };`);
+    const name = "BaseMessage<Structure<string>,Role>";
+    expect(schema.properties).toEqual({ messages: { type: "array", items: { $ref: `#/definitions/${name}` } } });
+    expect(schema.definitions).toEqual({
+      [name]: { description: "Base class for all types of messages in a conversation.", oneOf: [{ $ref: "#/definitions/RemoveMessage" }] },
+      RemoveMessage: expect.objectContaining({ description: "Removes a message from the history.", type: "object", required: ["content"] }),
+    });
   });
 });

@@ -6,10 +6,11 @@ import ts from "typescript";
 
 export type JsonSchema = Record<string, unknown>;
 
-/** The one definition every message-typed field points at. */
-const MESSAGE_DEFINITION = "BaseMessage";
+/** LangChain's root message class: every class that extends it is a message. */
+const BASE_MESSAGE = "BaseMessage";
 
-// A message on the wire (the SDK's Message): a type and content, the rest optional.
+// A message on the wire (the SDK's Message): a type and content, the rest optional. Every concrete
+// message class is defined so, under its own name and description.
 const MESSAGE_SCHEMA: JsonSchema = {
   type: "object",
   description: "A chat message: a LangChain message or its serialized form ({type, content, ...}).",
@@ -33,14 +34,19 @@ const MAX_DEPTH = 12;
 const PRIMITIVE_TYPES = new Set(["string", "number", "integer", "boolean", "null"]);
 
 /**
- * A converter bound to one program's checker. Schemas made by one converter share its
- * definitions (only the message type today), which `withDefinitions` attaches to a root schema.
+ * A converter bound to one program. Schemas made by one converter share its definitions (only
+ * message classes today), which `rooted` attaches to a root schema.
  */
 export class TypeSchemaConverter {
+  private readonly checker: ts.TypeChecker;
   private readonly definitions = new Map<string, JsonSchema>();
   private readonly stack: ts.Type[] = [];
+  /** Every class of the program by the name of the type it extends, read on the first abstract message class met. */
+  private subclasses: Map<string, ts.Type[]> | undefined;
 
-  constructor(private readonly checker: ts.TypeChecker) {}
+  constructor(private readonly program: ts.Program) {
+    this.checker = program.getTypeChecker();
+  }
 
   /** The schema of a top-level object type, with `$schema` and the definitions it refers to. */
   root(type: ts.Type): JsonSchema {
@@ -95,7 +101,7 @@ export class TypeSchemaConverter {
       );
       if (primitive) return this.convert(primitive);
     }
-    if (this.isMessage(type)) return this.messageRef();
+    if (this.isMessage(type)) return this.messageRef(type);
     return this.convertObject(type);
   }
 
@@ -105,7 +111,8 @@ export class TypeSchemaConverter {
     // Messages (BaseMessageLike, the Messages update type) are one or many messages, whatever
     // mix of classes, tuples and strings the union spells out.
     if (kept.some((t) => this.isMessage(t))) {
-      return kept.some((t) => this.isMessageArray(t)) ? { type: "array", items: this.messageRef() } : this.messageRef();
+      const ref = this.messageRef(this.widestMessage(kept));
+      return kept.some((t) => this.isMessageArray(t)) ? { type: "array", items: ref } : ref;
     }
     const schemas: JsonSchema[] = [];
     const literals = new Map<string, Array<string | number | boolean>>();
@@ -163,16 +170,65 @@ export class TypeSchemaConverter {
     return schema;
   }
 
-  private messageRef(): JsonSchema {
-    this.definitions.set(MESSAGE_DEFINITION, MESSAGE_SCHEMA);
-    return { $ref: `#/definitions/${MESSAGE_DEFINITION}` };
+  /**
+   * A message class's definition, named and described as the official server's generator does
+   * (the class and its type arguments, its doc comment), so clients keyed to those names find
+   * them: an abstract class (BaseMessage) is one of the classes that extend it as it is, a
+   * concrete one the wire message.
+   */
+  private messageRef(type: ts.Type): JsonSchema {
+    const name = this.typeName(type);
+    if (!this.definitions.has(name)) {
+      const symbol = type.getSymbol();
+      const description = symbol ? ts.displayPartsToString(symbol.getDocumentationComment(this.checker)).trim() : "";
+      const definition: JsonSchema = description ? { description } : {};
+      // Set before the subclasses are read, so a subclass that refers back to it ends there.
+      this.definitions.set(name, definition);
+      const subclasses = isAbstractClass(symbol) ? this.subclassesOf(name) : [];
+      if (subclasses.length > 0) definition.oneOf = subclasses.map((subclass) => this.messageRef(subclass));
+      else Object.assign(definition, MESSAGE_SCHEMA, description ? { description } : {});
+    }
+    return { $ref: `#/definitions/${name.replace(/~/g, "~0").replace(/\//g, "~1")}` };
+  }
+
+  // By name, as the official generator matches them: the checker may hold two instantiations of one
+  // class with the same arguments (BaseMessage with its defaults, from different places).
+  private typeName(type: ts.Type): string {
+    return this.checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation).replace(/\s/g, "");
+  }
+
+  /** The classes whose `extends` names exactly this type, in the program's file order. */
+  private subclassesOf(name: string): ts.Type[] {
+    if (!this.subclasses) {
+      this.subclasses = new Map();
+      const visit = (node: ts.Node) => {
+        if (ts.isClassDeclaration(node) && node.name && node.heritageClauses) {
+          const declared = this.checker.getTypeAtLocation(node.name) as ts.InterfaceType;
+          for (const base of this.checker.getBaseTypes(declared)) {
+            const baseName = this.typeName(base);
+            this.subclasses!.set(baseName, [...(this.subclasses!.get(baseName) ?? []), declared]);
+          }
+        } else if (ts.isModuleDeclaration(node) || ts.isModuleBlock(node) || ts.isSourceFile(node)) {
+          ts.forEachChild(node, visit);
+        }
+      };
+      for (const file of this.program.getSourceFiles()) visit(file);
+    }
+    return this.subclasses.get(name) ?? [];
+  }
+
+  /** Of the message types a union holds (directly or as array elements), LangChain's base class if it is one. */
+  private widestMessage(members: readonly ts.Type[]): ts.Type {
+    const messages = members.flatMap((t) => (this.checker.isArrayType(t) ? unionMembers(this.checker.getTypeArguments(t as ts.TypeReference)[0]) : [t]));
+    const found = messages.filter((t) => this.isMessage(t));
+    return found.find((t) => t.getSymbol()?.getName() === BASE_MESSAGE) ?? found[0]!;
   }
 
   /** BaseMessage or any class that extends it (AIMessage, HumanMessage, RemoveMessage, ...). */
   private isMessage(type: ts.Type, seen = new Set<ts.Type>()): boolean {
     if (seen.has(type) || !(type.flags & ts.TypeFlags.Object)) return false;
     seen.add(type);
-    if (type.getSymbol()?.getName() === MESSAGE_DEFINITION) return true;
+    if (type.getSymbol()?.getName() === BASE_MESSAGE) return true;
     const objectFlags = (type as ts.ObjectType).objectFlags;
     const target = objectFlags & ts.ObjectFlags.Reference ? (type as ts.TypeReference).target : type;
     if (!((target as ts.ObjectType).objectFlags & ts.ObjectFlags.ClassOrInterface)) return false;
@@ -190,6 +246,15 @@ export class TypeSchemaConverter {
   private isOverwrite(type: ts.Type): boolean {
     return Boolean(type.flags & ts.TypeFlags.Object) && this.checker.getPropertyOfType(type, "__overwrite__") !== undefined;
   }
+}
+
+function unionMembers(type: ts.Type | undefined): readonly ts.Type[] {
+  if (!type) return [];
+  return type.isUnion() ? type.types : [type];
+}
+
+function isAbstractClass(symbol: ts.Symbol | undefined): boolean {
+  return Boolean(symbol?.declarations?.some((d) => ts.isClassDeclaration(d) && ts.getCombinedModifierFlags(d) & ts.ModifierFlags.Abstract));
 }
 
 function isUndefined(type: ts.Type): boolean {

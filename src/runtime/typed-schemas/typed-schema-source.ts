@@ -44,7 +44,7 @@ export interface TypedSchemaSourceOptions {
 // Counted from the start of the extraction, so requests in a row do not each wait the whole time.
 const WAIT_MS = 180_000;
 // Bumped whenever extract.ts would answer differently for the same files.
-const EXTRACTOR_VERSION = 1;
+const EXTRACTOR_VERSION = 2;
 const TYPED_EXTENSIONS = new Set([".ts", ".mts", ".cts", ".tsx"]);
 
 interface CacheEntry {
