@@ -31,7 +31,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: "integration", include: ["test/**/*.test.ts"] },
+        test: { name: "integration", include: ["test/**/*.test.ts"], globalSetup: ["test/support/schema-cache-setup.ts"] },
       },
     ],
   },

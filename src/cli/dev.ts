@@ -3,7 +3,6 @@
 // running runs finish for the grace period, interrupts what is left (hands it back to the queue
 // with --shared-database), and closes storage. Without --shared-database the data directory is this
 // process's alone: a second `gantry dev` on it exits before touching anything.
-import { join } from "node:path";
 import { loadDevConfig, type DevFlags } from "../config/server-config.js";
 import { createMemoryBus } from "../events/event-bus.js";
 import { createMemoryEventLog } from "../events/memory-event-log.js";
@@ -26,7 +25,7 @@ export async function startDevServer(flags: DevFlags, log?: Logger): Promise<Run
     aloneOnDatabase: !flags.sharedDatabase,
     handOffOnShutdown: flags.sharedDatabase === true,
     startDrained: flags.startDrained === true,
-    schemaCacheDir: join(config.dataDir, "schema-cache"),
+    schemaCacheDir: config.schemaCacheDir,
     watchGenerativeUi: true,
     // --shared-database: a rollout's two revisions use one directory on purpose (docs/decisions.md).
     claimStorage: () => {

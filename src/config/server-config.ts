@@ -54,6 +54,11 @@ export interface ServerConfig {
   /** Where the embedded SQLite file lives; `.gantry/` beside langgraph.json unless --data-dir says otherwise. */
   dataDir: string;
   sqliteFile: string;
+  /**
+   * Where `gantry dev` keeps the schemas it read from TypeScript types; `<dataDir>/schema-cache`
+   * unless GANTRY_SCHEMA_CACHE_DIR names a directory several data dirs share.
+   */
+  schemaCacheDir: string;
   /** PostgreSQL instead of the embedded file, when set. */
   databaseUrl?: string;
   /** The variable databaseUrl came from (DATABASE_URL, or an official server's name), for messages. */
@@ -145,6 +150,7 @@ const EnvSchema = z.object({
   // 60 s idle timeout of common proxies and load balancers, so an idle socket is never cut by them.
   GANTRY_WS_PING_MS: z.coerce.number().int().positive().default(20_000),
   GANTRY_REVISION_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
+  GANTRY_SCHEMA_CACHE_DIR: z.string().min(1).optional(),
   REDIS_KEY_PREFIX: z.string().default("gantry:"),
 });
 
@@ -199,6 +205,7 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
     port,
     dataDir,
     sqliteFile: join(dataDir, "gantry.sqlite"),
+    schemaCacheDir: resolve(e.GANTRY_SCHEMA_CACHE_DIR ?? join(dataDir, "schema-cache")),
     ...(() => {
       const database = databaseUrlFrom(env);
       return database ? { databaseUrl: database.url, databaseVariable: database.variable } : {};

@@ -1,6 +1,9 @@
 // `gantry dev` reads the types of a TypeScript-typed project as it starts, before anyone asks: the
 // reference's "assistants › schemas" gives the first /schemas request 30 s, which the reading alone
 // took longer than on a loaded two-core machine when it began with that request.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningGantry, startGantry } from "../support/gantry-process.js";
@@ -23,14 +26,18 @@ const readLogLines = (server: RunningGantry) =>
 describe("typed schemas read as gantry dev starts", () => {
   let server: RunningGantry;
   let client: Client;
+  let cacheDir: string | undefined;
 
   beforeAll(async () => {
-    server = await startGantry({ config: CONFIG });
+    // A cache of its own: the suite's shared one may already hold this project's types.
+    cacheDir = await mkdtemp(join(tmpdir(), "gantry-schema-cache-"));
+    server = await startGantry({ config: CONFIG, env: { GANTRY_SCHEMA_CACHE_DIR: cacheDir } });
     client = sdkClient(server.url);
   });
 
   afterAll(async () => {
     await server?.stop();
+    if (cacheDir) await rm(cacheDir, { recursive: true, force: true });
   });
 
   it(

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SCHEMA_CACHE_VARIABLE } from "./schema-cache-setup.js";
 
 const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const BIN = join(REPO_ROOT, "bin", "gantry.js");
@@ -42,6 +43,7 @@ const GANTRY_ENV = [
   "GANTRY_QUEUE_POLL_MS",
   "GANTRY_WS_PING_MS",
   "GANTRY_UNRESUMABLE_RETAIN_MS",
+  "GANTRY_SCHEMA_CACHE_DIR",
   "LANGGRAPH_CONFIG",
   "LANGSMITH_TRACING",
   "LANGSMITH_TRACING_V2",
@@ -90,10 +92,16 @@ export interface FailedRun {
   stderr: string;
 }
 
+/** The suite's shared schema cache (schema-cache-setup.ts), unless a test names its own. */
+const sharedSchemaCache = (): Record<string, string> => {
+  const dir = process.env[SCHEMA_CACHE_VARIABLE];
+  return dir ? { GANTRY_SCHEMA_CACHE_DIR: dir } : {};
+};
+
 function childEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of GANTRY_ENV) delete env[key];
-  return { ...env, LOG_JSON: "1", ...extra };
+  return { ...env, LOG_JSON: "1", ...sharedSchemaCache(), ...extra };
 }
 
 function spawnGantry(args: string[], env: Record<string, string> | undefined, ipc = false): ChildProcess {
