@@ -172,7 +172,7 @@ export class Builder {
     const check = await this.sandboxed(dirs, request, process.execPath, ["--import", TSX_LOADER, CHECK_SCRIPT, configPath], dirname(configPath), {
       readOnly: [dir],
       signal,
-      onLine: (stream, line) => log(stream === "stderr" ? "ERROR" : "INFO", line),
+      onLine: (stream, line) => log(stream === "stderr" ? "ERROR" : line.startsWith("Warning: ") ? "WARNING" : "INFO", line),
     });
     if (check.code !== 0) return { ok: false, reason: check.error ?? `A graph of ${request.langgraph_config_path} failed to import (see the lines above)` };
     await writeFile(join(dir, checkedMarker(request.langgraph_config_path)), new Date().toISOString());
