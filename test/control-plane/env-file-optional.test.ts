@@ -1,4 +1,5 @@
-// A project whose langgraph.json names a `.env` that the repository git-ignores: on the platform the
+// A project as a user makes it: `npm init -y`'s "type": "commonjs" with a graph written with
+// `import`, and a langgraph.json naming a `.env` that the repository git-ignores. On the platform the
 // deployment's secrets take that file's place, so a deployment with secrets builds and serves (with a
 // warning in its build and deploy logs), and one without them fails its build naming the file.
 import { Client } from "@langchain/langgraph-sdk";
@@ -22,6 +23,7 @@ describe("control plane: the env file of langgraph.json, git-ignored", { timeout
 
   beforeAll(async () => {
     suite.repo.commit("v1", {
+      "package.json": JSON.stringify({ name: "fixture-agent", version: "1.0.0", main: "index.js", type: "commonjs" }),
       "langgraph.json": JSON.stringify({ graphs: { agent: "./src/agent.ts:graph" }, env: ".env" }),
       ".gitignore": ".env\n",
       // Written beside the commit, as on the developer's machine; git leaves it out.
