@@ -8,6 +8,12 @@ describe("closest", () => {
     expect(closest("postgress:", ["postgres:", "postgresql:"])).toBe("postgres:");
   });
 
+  it("counts two neighbouring letters swapped as one edit", () => {
+    expect(closest("dve", ["dev", "serve", "deploy"])).toBe("dev");
+    expect(closest("kyes", ["keys"])).toBe("keys");
+    expect(closest("sevre", ["dev", "serve"])).toBe("serve");
+  });
+
   it("finds nothing for a word far from every candidate", () => {
     expect(closest("banana", ["values", "updates"])).toBeUndefined();
     expect(closest("xy", ["env"])).toBeUndefined();

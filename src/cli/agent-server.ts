@@ -6,7 +6,7 @@ import { withJsonKeyEncryption } from "../encryption/encrypted-storage.js";
 import { loadEncryption } from "../encryption/load-encryption.js";
 import { Hono } from "hono";
 import { applyProjectEnv, type ServeRole, type ServerConfig } from "../config/server-config.js";
-import { parseImportString } from "../config/langgraph-config.js";
+import { missingEnvFileMessage, parseImportString } from "../config/langgraph-config.js";
 import { loadAuth, type AuthenticateHook, type AuthHooks } from "../auth/load-auth.js";
 import { assistantService, ensureSystemAssistants } from "../domain/assistants.js";
 import { cronService } from "../domain/crons.js";
@@ -119,7 +119,7 @@ async function composeServer(config: ServerConfig, logger: Logger, infra: Server
   const runsWorker = role !== "api";
   const servesApi = role !== "worker";
   applyProjectEnv(config.project);
-  warnIgnoredKeys(config.project, logger);
+  warnAboutConfig(config.project, logger);
   // Before any user module is imported: one may call getLogger() or create its Client at import.
   registerSdkLogger(logger);
   const loopback = registerLoopback(`http://localhost:${config.port}${config.mountPrefix}`);
@@ -416,8 +416,10 @@ async function loadUserApp(root: string, spec: string): Promise<UserApp> {
   return exported as UserApp;
 }
 
-function warnIgnoredKeys(project: ServerConfig["project"], logger: Logger): void {
+/** What of langgraph.json is ignored or missing, once at start. */
+function warnAboutConfig(project: ServerConfig["project"], logger: Logger): void {
   const { unused, unknown } = project.ignoredKeys;
   if (unused.length > 0) logger.warn("langgraph.json keys for image builds and features Gantry lacks are ignored", { file: project.configPath, keys: unused });
   if (unknown.length > 0) logger.warn("langgraph.json keys no LangGraph CLI knows are ignored (a typo?)", { file: project.configPath, keys: unknown });
+  if (project.missingEnvFile) logger.warn(missingEnvFileMessage(project.missingEnvFile), { file: project.configPath });
 }

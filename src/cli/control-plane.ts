@@ -20,6 +20,7 @@ import { secretsCipher } from "../control-plane/secrets-cipher.js";
 import { openPostgresControlPlaneStore } from "../control-plane/storage/postgres/store.js";
 import { openSqliteControlPlaneStore } from "../control-plane/storage/sqlite/store.js";
 import { SourceUploads, uploadSigningKey } from "../control-plane/uploads/source-uploads.js";
+import { closest } from "../did-you-mean.js";
 import { StartupError } from "../errors.js";
 import { listenHttp } from "./listen-http.js";
 import { createLogger, type Logger } from "../logging.js";
@@ -86,7 +87,8 @@ export async function runControlPlaneCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) {
-    console.error(`Unknown argument '${positionals[0]}'.\n\n${CONTROL_PLANE_USAGE}`);
+    const nearest = closest(positionals[0]!, ["keys"]);
+    console.error(`Unknown argument '${positionals[0]}'${nearest ? `: did you mean 'gantry control-plane ${nearest}'?` : "."}\n\n${CONTROL_PLANE_USAGE}`);
     return 2;
   }
   const server = await startControlPlane({

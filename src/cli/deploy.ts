@@ -25,6 +25,10 @@ Options:
   --build-on-push        rebuild whenever the ref moves
   --custom-url <url>     the deployment's own address (an http(s) origin whose Host the control
                          plane routes to it); printed instead of the router URL. "" clears it
+  --install-command <c>  how the build installs dependencies (default: npm ci when the repository
+                         has a package-lock.json); e.g. "npm ci --omit=dev" when Gantry itself is
+                         a dev dependency of the project. "" goes back to the default
+  --build-command <c>    run after the install, in the directory of the config. "" clears it
   --poll-interval <s>    seconds between status checks (default: 1)
   --timeout <s>          give up after this many seconds (default: 900)
 
@@ -50,6 +54,8 @@ export async function runDeployCommand(argv: string[]): Promise<number> {
       secret: { type: "string", multiple: true },
       "build-on-push": { type: "boolean" },
       "custom-url": { type: "string" },
+      "install-command": { type: "string" },
+      "build-command": { type: "string" },
       "poll-interval": { type: "string" },
       timeout: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -101,6 +107,8 @@ async function deploy(options: DeployOptions): Promise<number> {
         repo_url: absoluteIfLocal(options.repoUrl),
         build_on_push: options.buildOnPush ?? false,
         ...(options.customUrl ? { custom_url: options.customUrl } : {}),
+        ...(options.installCommand ? { install_command: options.installCommand } : {}),
+        ...(options.buildCommand ? { build_command: options.buildCommand } : {}),
       },
       source_revision_config: { repo_ref: options.ref, langgraph_config_path: options.configPath },
       secrets: options.secrets ?? [],
@@ -194,6 +202,8 @@ function sourceConfigChanges(options: DeployOptions): Record<string, unknown> | 
   const changes: Record<string, unknown> = {};
   if (options.buildOnPush !== undefined) changes.build_on_push = options.buildOnPush;
   if (options.customUrl !== undefined) changes.custom_url = options.customUrl;
+  if (options.installCommand !== undefined) changes.install_command = options.installCommand || null;
+  if (options.buildCommand !== undefined) changes.build_command = options.buildCommand || null;
   return Object.keys(changes).length > 0 ? changes : null;
 }
 

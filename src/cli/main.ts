@@ -1,6 +1,7 @@
 // The `gantry` command: parses argv, runs a subcommand, turns start-up failures into one message
 // and a non-zero exit.
 import { parseArgs } from "node:util";
+import { closest } from "../did-you-mean.js";
 import { StartupError } from "../errors.js";
 import { createLogger } from "../logging.js";
 import { GANTRY_VERSION } from "../version.js";
@@ -9,6 +10,13 @@ import { DEV_USAGE, GENERAL_USAGE, SERVE_USAGE } from "./command-help.js";
 import { stopWithNpmParent } from "./parent-watch.js";
 
 const USAGE = GENERAL_USAGE;
+const COMMANDS = ["dev", "serve", "control-plane", "deploy", "help"];
+
+/** "Unknown command 'x'", with the command it likely meant. */
+function unknownCommand(command: string): string {
+  const nearest = closest(command, COMMANDS);
+  return `Unknown command '${command}'${nearest ? `: did you mean 'gantry ${nearest}'?` : `; the commands are ${COMMANDS.join(", ")}.`}`;
+}
 
 /** `gantry help [command]`: the command's own help, as `gantry <command> --help` prints it. */
 async function help(topic: string[]): Promise<number> {
@@ -19,7 +27,7 @@ async function help(topic: string[]): Promise<number> {
   else if (command === "control-plane" && sub === "keys") return (await import("./control-plane-keys.js")).runKeysCommand(["--help"]);
   else if (command === "control-plane" || command === "deploy") return main([command, "--help"]);
   else {
-    console.error(`gantry help: no command '${command}'; the commands are dev, serve, control-plane, deploy.`);
+    console.error(`gantry help: ${unknownCommand(command)}`);
     return 2;
   }
   return 0;
@@ -53,7 +61,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = positionals[0];
   if (command !== undefined && command !== "dev" && command !== "serve") {
-    console.error(`Unknown command '${command}'.\n\n${USAGE}`);
+    console.error(`${unknownCommand(command)}\n\n${USAGE}`);
     return 2;
   }
   if (values.help || !command) {

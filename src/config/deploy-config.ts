@@ -12,6 +12,8 @@ export interface DeployFlags {
   secret?: string[];
   "build-on-push"?: boolean;
   "custom-url"?: string;
+  "install-command"?: string;
+  "build-command"?: string;
   "poll-interval"?: string;
   timeout?: string;
 }
@@ -29,6 +31,9 @@ export interface DeployOptions {
   buildOnPush?: boolean;
   /** The deployment's own address (source_config.custom_url); "" clears it. */
   customUrl?: string;
+  /** source_config.install_command and build_command; "" clears one (the default: `npm ci` when there is a lock file). */
+  installCommand?: string;
+  buildCommand?: string;
   pollMs: number;
   timeoutMs: number;
 }
@@ -63,6 +68,8 @@ export function loadDeployOptions(flags: DeployFlags, env: NodeJS.ProcessEnv = p
     ...(secrets ? { secrets } : {}),
     ...(flags["build-on-push"] !== undefined ? { buildOnPush: flags["build-on-push"] } : {}),
     ...(flags["custom-url"] !== undefined ? { customUrl: flags["custom-url"] } : {}),
+    ...(flags["install-command"] !== undefined ? { installCommand: flags["install-command"] } : {}),
+    ...(flags["build-command"] !== undefined ? { buildCommand: flags["build-command"] } : {}),
     pollMs: seconds("--poll-interval", flags["poll-interval"], DEFAULT_POLL_SECONDS) * 1000,
     timeoutMs: seconds("--timeout", flags.timeout, DEFAULT_TIMEOUT_SECONDS) * 1000,
   });

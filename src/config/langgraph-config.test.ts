@@ -35,6 +35,18 @@ describe("langgraph.json", () => {
     expect(loadProjectConfig(write("env-obj.json", { graphs: { a: "./a.ts:g" }, env: { K: "v" } })).env).toEqual({ K: "v" });
   });
 
+  it("lets a missing env file pass, named, only when asked to (a control-plane deployment with secrets)", () => {
+    const path = write("env-optional.json", { graphs: { a: "./a.ts:g" }, env: "./absent.env" });
+    expect(() => loadProjectConfig(path)).toThrow(/absent\.env, which cannot be read \(ENOENT\)\. Create it, or remove "env"/);
+    const project = loadProjectConfig(path, { envFileOptional: true });
+    expect(project.env).toEqual({});
+    expect(project.missingEnvFile).toBe(join(dir, "absent.env"));
+    write(".env.present", "P=1\n");
+    const present = loadProjectConfig(write("env-present.json", { graphs: { a: "./a.ts:g" }, env: ".env.present" }), { envFileOptional: true });
+    expect(present.env).toEqual({ P: "1" });
+    expect(present.missingEnvFile).toBeUndefined();
+  });
+
   it("refuses broken files with a message naming the file and the place", () => {
     const cases: Array<[string, unknown, RegExp]> = [
       ["not-json.json", "{ graphs: ", /not valid JSON/],

@@ -204,6 +204,16 @@ export interface ProjectConfig {
    * the official CLIs drop too: the JS CLI's zod objects strip them, the Python CLI warns.
    */
   ignoredKeys: { unused: string[]; unknown: string[] };
+  /** The env file `env` names, when it is missing and was allowed to be (LoadOptions.envFileOptional): for a warning at start. */
+  missingEnvFile?: string;
+}
+
+export interface LoadOptions {
+  /**
+   * A missing env file is not an error: set for a control-plane deployment that has secrets, which
+   * take that file's place as on the platform (a repository git-ignores its `.env`).
+   */
+  envFileOptional?: boolean;
 }
 
 /** Splits "./src/agent.ts:graph" into an absolute file and an export name. */
@@ -216,7 +226,7 @@ export function parseImportString(root: string, spec: string): { file: string; e
   return { file: resolve(root, path), exportName };
 }
 
-export function loadProjectConfig(configPath: string): ProjectConfig {
+export function loadProjectConfig(configPath: string, options: LoadOptions = {}): ProjectConfig {
   const absolute = resolve(configPath);
   let text: string;
   try {
@@ -248,14 +258,16 @@ export function loadProjectConfig(configPath: string): ProjectConfig {
     const description = typeof entry === "string" ? undefined : entry.description;
     return { graphId, ...parseImportString(root, spec), ...(description ? { description } : {}) };
   });
+  const env = readEnv(root, absolute, raw.env, options.envFileOptional === true);
   return {
     configPath: absolute,
     root,
     graphs,
-    env: readEnv(root, absolute, raw.env),
+    env: env.values,
     http: raw.http ?? http.parse({}),
     raw,
     ignoredKeys: { unused: [...unused], unknown: parsed.ignored },
+    ...(env.missing ? { missingEnvFile: env.missing } : {}),
   };
 }
 
@@ -282,17 +294,29 @@ function withoutKeys(json: Record<string, unknown>, keys: readonly string[]): Re
   return Object.fromEntries(Object.entries(json).filter(([key]) => !keys.includes(key)));
 }
 
-function readEnv(root: string, configPath: string, env: LanggraphJson["env"]): Record<string, string> {
-  if (env === undefined || Array.isArray(env)) return {};
-  if (typeof env !== "string") return env;
+function readEnv(root: string, configPath: string, env: LanggraphJson["env"], optional: boolean): { values: Record<string, string>; missing?: string } {
+  if (env === undefined || Array.isArray(env)) return { values: {} };
+  if (typeof env !== "string") return { values: env };
   const file = resolve(root, env);
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    throw new StartupError(`Config file ${configPath} names env file ${file}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? err}).`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" && optional) return { values: {}, missing: file };
+    throw new StartupError(
+      `Config file ${configPath} names env file ${file}, which cannot be read (${code ?? err}). ` +
+        (code === "ENOENT"
+          ? `Create it, or remove "env" from the config; on a Gantry control plane, a deployment's secrets take its place.`
+          : 'Make it readable, or remove "env" from the config.'),
+    );
   }
-  return parseDotenv(text);
+  return { values: parseDotenv(text) };
+}
+
+/** Why starting without the env file is right, for the warning. */
+export function missingEnvFileMessage(file: string): string {
+  return `env file ${file}, named in langgraph.json, does not exist: the deployment's secrets take its place`;
 }
 
 /** Minimal .env reader: KEY=VALUE lines, '#' comments, optional quotes, `export ` prefix. */

@@ -192,7 +192,7 @@ export function loadDevConfig(flags: DevFlags, env: NodeJS.ProcessEnv = process.
     throw new StartupError(`Environment variable ${issue.path.join(".")} is invalid: ${issue.message}`);
   }
   const e = parsedEnv.data;
-  const project = loadProjectConfig(flags.config ?? "langgraph.json");
+  const project = loadProject(flags.config ?? "langgraph.json", env);
   const port = flags.port !== undefined ? parsePort(flags.port) : (e.PORT ?? 2024);
   const dataDir = resolve(flags.dataDir ?? join(dirname(project.configPath), ".gantry"));
   const ttl = project.raw.checkpointer?.ttl;
@@ -261,6 +261,17 @@ function parsePort(value: string): number {
     throw new StartupError(`--port must be a whole number from 0 to 65535, got '${value}'`);
   }
   return port;
+}
+
+/**
+ * Set by the control plane for a revision of a deployment that has secrets: the env file
+ * langgraph.json names may be missing, the secrets stand in for it (langgraph-config.ts).
+ */
+export const ENV_FILE_OPTIONAL_VARIABLE = "GANTRY_ENV_FILE_OPTIONAL";
+
+/** langgraph.json, read as the environment asks (a control-plane revision's own rules). */
+export function loadProject(configPath: string, env: NodeJS.ProcessEnv = process.env): ProjectConfig {
+  return loadProjectConfig(configPath, { envFileOptional: env[ENV_FILE_OPTIONAL_VARIABLE] === "1" });
 }
 
 /** langgraph.json `env` reaches the graphs through process.env, without overriding what is already set. */

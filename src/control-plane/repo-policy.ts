@@ -92,7 +92,13 @@ function checkLocal(repoUrl: string, policy: RepoPolicy): string | undefined {
   for (const candidate of [path, realOrSame(path)]) {
     if (within(candidate, "/proc")) return `${candidate} is under /proc`;
     for (const forbidden of policy.forbiddenRoots) {
-      if (within(candidate, forbidden) || within(forbidden, candidate)) return `${candidate} holds or lies in the control plane's data or install directory`;
+      if (within(candidate, forbidden) || within(forbidden, candidate)) {
+        // Most often a project with Gantry installed in it, deployed by that same Gantry.
+        return (
+          `${candidate} holds or lies in ${forbidden}, the control plane's data or install directory, which no deployment is built from: ` +
+          "deploy a clone kept elsewhere (git clone --bare), or run a control plane installed outside the repositories it builds"
+        );
+      }
     }
   }
   const real = realOrSame(path);

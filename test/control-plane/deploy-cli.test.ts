@@ -57,7 +57,8 @@ describe("gantry deploy", { timeout: 90_000 }, () => {
     expect(result.stdout).toBe("");
   });
 
-  // This test and the last run side by side: the last is refused before it reaches any deployment.
+  // The last three run side by side: the next but one has a deployment of its own, and the last is
+  // refused before it reaches any deployment.
   it.concurrent("sets the deployment's custom URL with --custom-url and prints it, and the SDK reaches the new revision there", async ({ expect }) => {
     suite.repo.commit("v2");
     // A name pointed at the control plane: it routes the name by Host, apart from its own addresses.
@@ -69,6 +70,20 @@ describe("gantry deploy", { timeout: 90_000 }, () => {
       input: { input: "ci" },
     })) as { reply: string };
     expect(answer.reply).toBe("v2:ci");
+  });
+
+  it.concurrent("sets the build's commands with --install-command and --build-command, and runs them", async ({ expect }) => {
+    const checkout = relative(REPO_ROOT, fileURLToPath(suite.repo.url));
+    const commands = ["--install-command", "echo installed-by-the-cli", "--build-command", "echo built-by-the-cli"];
+    const args = ["--url", suite.cp.url, "--name", "cli-commands", "--repo-url", checkout, ...commands, "--poll-interval", "0.2", "--timeout", "80"];
+    const result = await gantryDeploy(args, { GANTRY_API_KEY: API_KEY });
+    expect(result.code, result.stderr).toBe(0);
+    const id = result.stdout.trim().split("/").at(-1)!;
+    const deployment = (await suite.client.call("GET", `/v2/deployments/${id}`)).body;
+    expect(deployment.source_config).toMatchObject({ install_command: "echo installed-by-the-cli", build_command: "echo built-by-the-cli" });
+    const logs = await suite.client.call("GET", `/v2/deployments/${id}/revisions/${deployment.latest_revision_id}/logs?type=build&limit=1000`);
+    const messages = logs.body.logs.map((l: { message: string }) => l.message);
+    expect(messages).toEqual(expect.arrayContaining(["$ echo installed-by-the-cli", "installed-by-the-cli", "$ echo built-by-the-cli", "built-by-the-cli"]));
   });
 
   it.concurrent("exits 2 when a new deployment has no --repo-url, and 1 when the key is refused", async ({ expect }) => {

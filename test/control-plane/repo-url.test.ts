@@ -77,6 +77,9 @@ describe("repo_url", { timeout: 60_000 }, () => {
       expect(response.status, url).toBe(422);
       expect(response.body.detail[0].msg, url).toMatch(/\/proc|data or install directory/);
     }
+    // The likely case, a project with Gantry installed in it: the refusal says what to do instead.
+    const own = await create(everywhere, REPO_ROOT);
+    expect(own.body.detail[0].msg).toContain("deploy a clone kept elsewhere (git clone --bare), or run a control plane installed outside");
   });
 
   it("refuses loopback, link-local and metadata hosts", async () => {

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runGantryExpectingFailure, startGantry, type RunningGantry } from "../support/gantry-process.js";
+import { describeWithRedis, TEST_REDIS_URL } from "../support/redis.js";
 import { fixture, GRAPHS_CONFIG } from "./fixture-paths.js";
 import { detailOf, request } from "./http.js";
 
@@ -65,6 +66,21 @@ describe("a project that does not start", () => {
     const run = await runGantryExpectingFailure(dev(GRAPHS_CONFIG), { DATABASE_URL: "postgress:/oops" });
     expect(run.stderr).toContain("DATABASE_URL 'postgress:/oops' starts with 'postgress:'");
     expect(run.stderr).toContain("(a typo for 'postgres:'?); write it as postgres://user:password@host:5432/database");
+  });
+});
+
+// serve reaches Redis before PostgreSQL: a working Redis lets the database's message through.
+await describeWithRedis("serve, when its database does not answer", () => {
+  it("gives advice serve can follow (not the embedded file, which serve cannot use)", async () => {
+    // Nothing listens on port 1.
+    const run = await runGantryExpectingFailure(["serve", "--config", GRAPHS_CONFIG, "--port", "0"], {
+      DATABASE_URL: "postgres://postgres@127.0.0.1:1/test",
+      REDIS_URL: TEST_REDIS_URL,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("gantry: Cannot connect to PostgreSQL at 127.0.0.1:1/test");
+    expect(run.stderr).toContain("Check that it is running and that the database URL is right");
+    expect(run.stderr).not.toContain("embedded SQLite");
   });
 });
 

@@ -16,7 +16,11 @@ import { checkout, redactUrl, resolveRef, type GitOptions } from "./git.js";
 import { runStep, type LineSink, type StepOptions } from "./run-command.js";
 
 const CHECK_SCRIPT = fileURLToPath(new URL("./check-graphs.ts", import.meta.url));
-const TSX_LOADER = import.meta.resolve("tsx/esm");
+// Both of tsx's loaders, as bin/gantry.js registers them: in a project that is not "type": "module"
+// a graph written with `import` is loaded through require(), which only the CommonJS one handles.
+const TSX_LOADER = import.meta.resolve("tsx");
+/** check-graphs.ts starts its warnings so. */
+const WARNING_PREFIX = "Warning: ";
 const BUILT_MARKER = ".gantry-built";
 
 export interface BuildRequest {
@@ -172,7 +176,10 @@ export class Builder {
     const check = await this.sandboxed(dirs, request, process.execPath, ["--import", TSX_LOADER, CHECK_SCRIPT, configPath], dirname(configPath), {
       readOnly: [dir],
       signal,
-      onLine: (stream, line) => log(stream === "stderr" ? "ERROR" : "INFO", line),
+      onLine: (stream, line) => {
+        if (stream === "stdout" && line.startsWith(WARNING_PREFIX)) log("WARNING", line.slice(WARNING_PREFIX.length));
+        else log(stream === "stderr" ? "ERROR" : "INFO", line);
+      },
     });
     if (check.code !== 0) return { ok: false, reason: check.error ?? `A graph of ${request.langgraph_config_path} failed to import (see the lines above)` };
     await writeFile(join(dir, checkedMarker(request.langgraph_config_path)), new Date().toISOString());

@@ -3,6 +3,7 @@
 // up the others). Statuses live in the database and builds in the cache, so a control plane killed
 // at any point resumes where it was on the next start.
 import { join } from "node:path";
+import { ENV_FILE_OPTIONAL_VARIABLE } from "../../config/server-config.js";
 import { wakeLoop } from "../../events/wake-loop.js";
 import type { Logger } from "../../logging.js";
 import type { Builder, BuildKey, BuildRequest } from "../builder/builder.js";
@@ -240,7 +241,10 @@ export class Reconciler {
 
   private envOf(revision: RevisionRecord): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = { ...this.deps.deploymentEnv };
-    for (const secret of this.deps.cipher.open(revision.secrets_sealed, revision.id)) env[secret.name] = secret.value;
+    const secrets = this.deps.cipher.open(revision.secrets_sealed, revision.id);
+    for (const secret of secrets) env[secret.name] = secret.value;
+    // As on the platform, the secrets take the place of the env file a repository git-ignores.
+    if (secrets.length > 0) env[ENV_FILE_OPTIONAL_VARIABLE] = "1";
     return env;
   }
 
