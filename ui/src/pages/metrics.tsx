@@ -85,9 +85,9 @@ export function MetricsPage({ auth }: { auth: AuthHeader | undefined }) {
             <Figure id="finished" label="Runs finished" value={String(sampleOf(m).finished)} note={byStatus(m.runs.finished)} samples={series("finished")} />
             <Figure
               id="duration"
-              label="Run duration p50"
+              label="Run duration p50, successful runs"
               value={seconds(m.runs.duration_seconds.success?.p50)}
-              note={percentiles(m.runs.duration_seconds.success, "successful runs")}
+              note={percentiles(m.runs.duration_seconds.success)}
               samples={series("durationP50")}
             />
             <Figure
@@ -162,9 +162,9 @@ function byStatus(finished: Record<string, number>): string {
   );
 }
 
-function percentiles(h: HistogramFigures | null | undefined, of?: string): string {
+function percentiles(h: HistogramFigures | null | undefined): string {
   if (!h || h.count === 0) return "no runs yet";
-  return `p95 ${seconds(h.p95)} · p99 ${seconds(h.p99)}${of ? ` · ${of}` : ""}`;
+  return `p95 ${seconds(h.p95)} · p99 ${seconds(h.p99)}`;
 }
 
 /** Seconds as a person reads them; the histograms' buckets make anything finer than that noise. */
