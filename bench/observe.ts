@@ -29,6 +29,8 @@ interface Side {
   echoP90: number[];
   chainP50: number[];
   throughputs: number[];
+  /** Runs that answered an error (counted, not timed): the machine is shared and overloaded at times. */
+  errors: string[];
 }
 
 /** What turns each tracer on, pointed at the side's sink. */
@@ -38,13 +40,22 @@ function tracingEnv(name: SideName, sink: string): Record<string, string> {
   return { off: {}, langsmith, otel, both: { ...langsmith, ...otel } }[name];
 }
 
+async function answered(side: Side, wait: Promise<unknown>): Promise<boolean> {
+  try {
+    await wait;
+    return true;
+  } catch (err) {
+    side.errors.push(err instanceof Error ? err.message : String(err));
+    return false;
+  }
+}
+
 async function timedWaits(side: Side, graph: "echo" | "chain", count: number): Promise<number[]> {
   const { thread_id } = await side.client.threads.create();
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const start = performance.now();
-    await side.client.runs.wait(thread_id, graph, { input: { message: `message ${i}` } });
-    times.push(performance.now() - start);
+    if (await answered(side, side.client.runs.wait(thread_id, graph, { input: { message: `message ${i}` } }))) times.push(performance.now() - start);
   }
   return times;
 }
@@ -60,8 +71,7 @@ async function concurrent(side: Side): Promise<void> {
   const threads = await Promise.all(Array.from({ length: CONCURRENCY }, () => side.client.threads.create()));
   let completed = 0;
   const seconds = await loadFor(SECONDS, CONCURRENCY, async (worker, n) => {
-    await side.client.runs.wait(threads[worker]!.thread_id, "echo", { input: { message: `w${worker}-${n}` } });
-    completed += 1;
+    if (await answered(side, side.client.runs.wait(threads[worker]!.thread_id, "echo", { input: { message: `w${worker}-${n}` } }))) completed += 1;
   });
   side.throughputs.push(completed / seconds);
 }
@@ -83,11 +93,12 @@ async function main(): Promise<number> {
     echoP90: [],
     chainP50: [],
     throughputs: [],
+    errors: [],
   }));
   try {
     // Warm-up, not counted: every side loads its graphs and fills its caches alike.
     for (const side of sides) await sequential(side);
-    for (const side of sides) side.echoP50.length = side.echoP90.length = side.chainP50.length = 0;
+    for (const side of sides) side.echoP50.length = side.echoP90.length = side.chainP50.length = side.errors.length = 0;
     for (let r = 0; r < ROUNDS; r++) {
       const order = [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)];
       for (const side of order) await sequential(side);
@@ -109,6 +120,9 @@ async function main(): Promise<number> {
       console.log(
         `| ${side.name} | ${spread(side.echoP50)} | ${side === off ? "1" : `×${spread(ratios, 2)}`} | ${spread(side.echoP90)} | ${spread(side.chainP50)} | ${spread(side.throughputs)} | ${received} |`,
       );
+    }
+    for (const side of sides.filter((s) => s.errors.length > 0)) {
+      console.log(`\n${side.name}: ${side.errors.length} runs answered an error, e.g. ${[...new Set(side.errors)].slice(0, 3).join("; ")}`);
     }
     console.log(
       `\nmedian of ${ROUNDS} rounds (min–max across rounds); per round and side ${SEQUENTIAL} sequential echo runs, ${CHAIN_SEQUENTIAL} sequential chain runs, ${SECONDS} s of concurrent echo runs; load average (1 min) ${load.map((l) => round(l, 1)).join(", ")}`,
