@@ -9,6 +9,7 @@
 import { Client } from "@langchain/langgraph-sdk";
 import { loadavg } from "node:os";
 import { startSink, type Sink } from "./observe-sink.js";
+import { processCpuMs } from "./process-cpu.js";
 import { loadFor, percentile, round } from "./stats.js";
 import { startGantryForBench, type BenchServer } from "./start-server.js";
 
@@ -29,6 +30,9 @@ interface Side {
   echoP90: number[];
   chainP50: number[];
   throughputs: number[];
+  /** Runs answered in the measured rounds, for the server's CPU time per run. */
+  runs: number;
+  cpuAtStart: number;
   /** Runs that answered an error (counted, not timed): the machine is shared and overloaded at times. */
   errors: string[];
 }
@@ -43,6 +47,7 @@ function tracingEnv(name: SideName, sink: string): Record<string, string> {
 async function answered(side: Side, wait: Promise<unknown>): Promise<boolean> {
   try {
     await wait;
+    side.runs += 1;
     return true;
   } catch (err) {
     side.errors.push(err instanceof Error ? err.message : String(err));
@@ -94,11 +99,14 @@ async function main(): Promise<number> {
     chainP50: [],
     throughputs: [],
     errors: [],
+    runs: 0,
+    cpuAtStart: 0,
   }));
   try {
     // Warm-up, not counted: every side loads its graphs and fills its caches alike.
     for (const side of sides) await sequential(side);
-    for (const side of sides) side.echoP50.length = side.echoP90.length = side.chainP50.length = side.errors.length = 0;
+    for (const side of sides) side.echoP50.length = side.echoP90.length = side.chainP50.length = side.errors.length = side.runs = 0;
+    for (const side of sides) side.cpuAtStart = processCpuMs(side.server.pid);
     for (let r = 0; r < ROUNDS; r++) {
       const order = [...sides.slice(r % sides.length), ...sides.slice(0, r % sides.length)];
       for (const side of order) await sequential(side);
@@ -106,6 +114,10 @@ async function main(): Promise<number> {
       load.push(loadavg()[0]!);
       process.stderr.write(`round ${r + 1}/${ROUNDS} done, load ${round(loadavg()[0]!, 1)}\n`);
     }
+    // All of a server's CPU over the rounds, over the runs it answered: the tracers' background
+    // exports count wherever they fell, which wall-clock figures on a shared machine cannot say.
+    const cpuPerRun = (side: Side) => round((processCpuMs(side.server.pid) - side.cpuAtStart) / side.runs, 2);
+    const cpu = new Map(sides.map((side) => [side.name, cpuPerRun(side)]));
     const off = sides[0]!;
     console.log(
       `| tracing | echo runs.wait p50 ms | p50 vs off, same round | echo p90 ms | chain (10 nodes) p50 ms | runs/s, ${CONCURRENCY} concurrent | sink received |`,
@@ -118,7 +130,7 @@ async function main(): Promise<number> {
           ? "—"
           : `${side.sink.counts.langsmith} LangSmith + ${side.sink.counts.otlp} OTLP posts, ${round(side.sink.counts.bytes / 1024 / 1024, 1)} MiB`;
       console.log(
-        `| ${side.name} | ${spread(side.echoP50)} | ${side === off ? "1" : `×${spread(ratios, 2)}`} | ${spread(side.echoP90)} | ${spread(side.chainP50)} | ${spread(side.throughputs)} | ${received} |`,
+        `| ${side.name} | ${spread(side.echoP50)} | ${side === off ? "1" : `×${spread(ratios, 2)}`} | ${spread(side.echoP90)} | ${spread(side.chainP50)} | ${spread(side.throughputs)} | ${cpu.get(side.name)} (${side.runs} runs) | ${received} |`,
       );
     }
     for (const side of sides.filter((s) => s.errors.length > 0)) {

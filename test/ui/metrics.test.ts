@@ -55,7 +55,7 @@ describeWithChromium("the metrics page at /gantry/metrics", () => {
 
     await shows("finished", "2");
     expect(await page.getByRole("link", { name: "Metrics" }).getAttribute("class")).toBe("current");
-    // A run that stops at an interrupt ends in success, as on the platform.
+    // A run that stops at an interrupt ends in success (its thread is the one interrupted), as on the platform.
     const statuses = await page.locator("table.by-status tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-status")));
     expect(statuses).toEqual(["success"]);
     await shows("pending", "0");
