@@ -4,7 +4,8 @@
 // alternating rounds (the order rotates) so machine noise falls on every side: sequential
 // runs.wait of the one-node echo graph and of the ten-node chain (tracing adds per node), then
 // concurrent runs.wait of echo. Prints per-round medians with their spread, each side's echo p50
-// against the off side's in the same round, what each sink received, and the load average;
+// against the off side's in the same round, each server's CPU per run over all rounds, what
+// each sink received, and the load average;
 // asserts nothing on time, but exits 1 when a side that should send sent nothing.
 import { Client } from "@langchain/langgraph-sdk";
 import { loadavg } from "node:os";
@@ -120,9 +121,9 @@ async function main(): Promise<number> {
     const cpu = new Map(sides.map((side) => [side.name, cpuPerRun(side)]));
     const off = sides[0]!;
     console.log(
-      `| tracing | echo runs.wait p50 ms | p50 vs off, same round | echo p90 ms | chain (10 nodes) p50 ms | runs/s, ${CONCURRENCY} concurrent | sink received |`,
+      `| tracing | echo runs.wait p50 ms | p50 vs off, same round | echo p90 ms | chain (10 nodes) p50 ms | runs/s, ${CONCURRENCY} concurrent | server CPU ms per run (runs) | sink received |`,
     );
-    console.log("|---|---|---|---|---|---|---|");
+    console.log("|---|---|---|---|---|---|---|---|");
     for (const side of sides) {
       const ratios = side.echoP50.map((p50, i) => p50 / off.echoP50[i]!);
       const received =
