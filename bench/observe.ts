@@ -4,9 +4,9 @@
 // alternating rounds (the order rotates) so machine noise falls on every side: sequential
 // runs.wait of the one-node echo graph and of the ten-node chain (tracing adds per node), then
 // concurrent runs.wait of echo. Prints per-round medians with their spread, each side's echo p50
-// against the off side's in the same round, each server's CPU per run over all rounds, what
-// each sink received, and the load average;
-// asserts nothing on time, but exits 1 when a side that should send sent nothing.
+// against the off side's in the same round, each server's CPU per run over all rounds, what each
+// sink received, and the load average; asserts nothing on time, but exits 1 when a side that
+// should send sent nothing.
 import { Client } from "@langchain/langgraph-sdk";
 import { loadavg } from "node:os";
 import { startSink, type Sink } from "./observe-sink.js";
