@@ -170,7 +170,7 @@ async function composeServer(config: ServerConfig, logger: Logger, infra: Server
   let selfUrl = "";
   const deliveries =
     config.webhooks.enabled && runsWorker
-      ? new WebhookDeliveryLoop({ outbox: storage.webhooks, log: logger, metrics: webhookMetrics }, config.webhooks, {
+      ? new WebhookDeliveryLoop({ outbox: storage.webhooks, log: logger, metrics: webhookMetrics, otel: observe.otel }, config.webhooks, {
           owner: infra.workerId,
           selfUrl: () => selfUrl,
         })

@@ -6,9 +6,11 @@ import type { WebhookConfig } from "../config/webhook-config.js";
 import { isUnavailable } from "../errors.js";
 import { wakeLoop } from "../events/wake-loop.js";
 import type { Logger } from "../logging.js";
+import type { Otel } from "../observe/otel.js";
 import type { WebhookDelivery, WebhookOutbox } from "../storage/webhook-ports.js";
 import { GANTRY_VERSION } from "../version.js";
 import type { WebhookMetrics } from "./delivery-metrics.js";
+import { startAttemptSpan } from "./delivery-span.js";
 import { webhookBody } from "./payload.js";
 import { postWebhook } from "./post-webhook.js";
 import { attemptResult, type AttemptReport } from "./retry-policy.js";
@@ -38,7 +40,7 @@ export class WebhookDeliveryLoop {
   private dueTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly deps: { outbox: WebhookOutbox; log: Logger; metrics: WebhookMetrics },
+    private readonly deps: { outbox: WebhookOutbox; log: Logger; metrics: WebhookMetrics; otel?: Otel | undefined },
     private readonly config: WebhookConfig,
     private readonly options: DeliveryLoopOptions,
   ) {}
@@ -111,9 +113,10 @@ export class WebhookDeliveryLoop {
     const attemptLog = log.child({ delivery_id: delivery.delivery_id, run_id: delivery.run_id, attempt: delivery.attempts, target: url.origin + url.pathname });
     const sentAt = new Date();
     const body = webhookBody(delivery.payload, sentAt);
+    const span = startAttemptSpan(this.deps.otel, delivery, url);
     const started = performance.now();
     const report: AttemptReport = await postWebhook(url, body, {
-      headers: this.headers(delivery.delivery_id, sentAt, body),
+      headers: { ...this.headers(delivery.delivery_id, sentAt, body), ...span.headers },
       timeoutMs: this.config.timeoutMs,
       policy: this.config.policy,
       signal: this.abort.signal,
@@ -123,6 +126,7 @@ export class WebhookDeliveryLoop {
     const result = this.abort.signal.aborted
       ? { outcome: "retry" as const, next_attempt_at: now, error: "the server stopped during the attempt" }
       : attemptResult(report, delivery.attempts, this.config, now);
+    span.end(report, result);
     const recorded = await outbox.recordAttempt(delivery.delivery_id, this.options.owner, result, now);
     metrics.count(result.outcome);
     const status = report.kind === "response" ? report.status : undefined;

@@ -1,6 +1,7 @@
 // Seeing what every run did (issue 36): LangSmith traces as the official `langsmith` client sends
 // them, OpenTelemetry spans as an OTLP receiver decodes them, and the queue, worker and run
-// figures on /metrics. One Gantry with both tracers on, pointed at stand-ins in this test.
+// figures on /metrics. One Gantry with both tracers on, pointed at stand-ins in this test, and a
+// webhook receiver.
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,14 +9,17 @@ import { startGantry, type RunningGantry } from "../support/gantry-process.js";
 import { fixture } from "./fixture-paths.js";
 import { request, sdkClient } from "./http.js";
 import { langsmithReceiver, type LangSmithRecord, otlpReceiver, type ReceivedSpan, type Receiver } from "./observe-receivers.js";
+import { startReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 
 let server: RunningGantry;
 let langsmith: Receiver<LangSmithRecord>;
 let otlp: Receiver<ReceivedSpan>;
+let webhooks: WebhookReceiver;
 
 beforeAll(async () => {
   langsmith = await langsmithReceiver();
   otlp = await otlpReceiver();
+  webhooks = await startReceiver();
   server = await startGantry({
     config: fixture("observe", "langgraph.json"),
     env: {
@@ -26,6 +30,7 @@ beforeAll(async () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
       OTEL_SERVICE_NAME: "gantry-under-test",
       OTEL_BSP_SCHEDULE_DELAY: "50",
+      GANTRY_WEBHOOK_RETRY_BASE_MS: "20",
     },
   });
 }, 60_000);
@@ -34,6 +39,7 @@ afterAll(async () => {
   await server?.stop();
   await langsmith?.close();
   await otlp?.close();
+  await webhooks?.close();
 });
 
 /** The run's root as LangSmith has it once it ended: its create merged with its updates. */
@@ -136,6 +142,39 @@ describe("OpenTelemetry", () => {
     });
     const tool = await otlp.waitFor((s) => s.traceId === traceId && s.parentSpanId === tools.spanId && s.name === "execute_tool add");
     expect(tool.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "add" });
+  });
+});
+
+describe("OpenTelemetry webhook deliveries", () => {
+  it("sends a span per attempt in the run's trace: host, status, attempt and outcome, never the URL's path or query", async () => {
+    const traceId = randomUUID().replace(/-/g, "");
+    const callerSpan = randomUUID().replace(/-/g, "").slice(0, 16);
+    webhooks.script(503);
+    const created = await request(server.url, "POST", "/runs", {
+      body: { assistant_id: "agent", input: { messages: [{ role: "user", content: "hi" }] }, webhook: `${webhooks.url}/hooks/secret-path?token=s3cret` },
+      headers: { traceparent: `00-${traceId}-${callerSpan}-01` },
+    });
+    expect(created.status).toBe(200);
+    const runId = (created.json as { run_id: string }).run_id;
+    const [, second] = await webhooks.waitFor(2);
+
+    const attempt = (n: number) =>
+      otlp.waitFor((s) => s.name === "webhook POST" && s.attributes["gantry.run.id"] === runId && s.attributes["gantry.webhook.attempt"] === n);
+    const [retried, delivered] = [await attempt(1), await attempt(2)];
+    const port = Number(new URL(webhooks.url).port);
+    for (const span of [retried, delivered]) {
+      expect(span).toMatchObject({ traceId, parentSpanId: callerSpan, kind: 3 });
+      expect(span.attributes).toMatchObject({ "http.request.method": "POST", "server.address": "127.0.0.1", "server.port": port, "url.scheme": "http" });
+      expect(JSON.stringify(span.attributes)).not.toMatch(/secret-path|s3cret/);
+    }
+    expect(retried.attributes).toMatchObject({ "http.response.status_code": 503, "gantry.webhook.outcome": "retry", "error.type": "503" });
+    expect(delivered.attributes).toMatchObject({ "http.response.status_code": 200, "gantry.webhook.outcome": "delivered" });
+    expect(delivered.attributes["gantry.webhook.delivery_id"]).toBe(retried.attributes["gantry.webhook.delivery_id"]);
+    // The run's own span is in the same trace, under the same caller: the delivery sits beside it.
+    const runSpan = await otlp.waitFor((s) => s.name === "run agent" && s.attributes["gantry.run.id"] === runId);
+    expect(runSpan).toMatchObject({ traceId, parentSpanId: callerSpan });
+    // The receiver can continue the trace from the attempt's span.
+    expect(second!.headers.traceparent).toBe(`00-${traceId}-${delivered.spanId}-01`);
   });
 });
 

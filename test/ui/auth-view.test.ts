@@ -45,6 +45,21 @@ describeWithChromium("the thread/run view (/gantry) under custom auth", () => {
     await page.evaluate(() => sessionStorage.clear());
   });
 
+  it("shows the metrics page's figures only with the header: /metrics is under the API's auth", async () => {
+    await page.goto(`${server.url}/gantry/metrics`);
+    await shown(".error", /HTTP 401: .*Invalid or missing bearer token/);
+    await page.getByText("Auth header").click();
+    await page.getByLabel("Header").fill("Authorization");
+    await page.getByLabel("Value").fill("Bearer token-alice");
+    await page.getByRole("button", { name: "Save for this tab" }).click();
+    await page
+      .locator('[data-figure="workers"] .value')
+      .filter({ hasText: /^\d+ \/ \d+$/ })
+      .waitFor();
+    expect(await page.locator(".error").count()).toBe(0);
+    await page.evaluate(() => sessionStorage.clear());
+  });
+
   it("opens the auth panel on a phone's screen, beside the headings, and takes the header there", async () => {
     const hers = await clientFor(server.url, "token-alice").threads.create({ metadata: { via: "phone" } });
     const phone = await browser.context.newPage();

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sdkClient } from "../e2e/http.js";
 import { fixture } from "../e2e/fixture-paths.js";
+import { startReceiver } from "../e2e/webhook-receiver.js";
 import { launchBrowser } from "../support/browser.js";
 import { startGantry } from "../support/gantry-process.js";
 import { API_KEY, api, controlPlaneDataDir, createBody, createFixtureRepo, revisionSettles, startControlPlane, waitFor } from "../control-plane/support.js";
@@ -20,9 +21,15 @@ if (only === undefined || only === "dashboard") await dashboardScreenshots();
 
 async function threadViewScreenshots(): Promise<void> {
   const server = await startGantry({ config: fixture("ui", "langgraph.json") });
+  const receiver = await startReceiver();
   const browser = await launchBrowser({ width: 1280, height: 800 });
   try {
     const client = sdkClient(server.url);
+    // Open from the start, so its lines draw the runs below as they happen.
+    const metrics = await browser.context.newPage();
+    metrics.setDefaultTimeout(30_000);
+    await metrics.goto(`${server.url}/gantry/metrics`);
+    await metrics.locator('[data-figure="finished"] polyline').waitFor({ state: "attached" });
     for (const [team, topic] of [
       ["blue", "otters"],
       ["red", "tides"],
@@ -30,7 +37,7 @@ async function threadViewScreenshots(): Promise<void> {
     ] as const) {
       const thread = await client.threads.create({ metadata: { team, user: "ada" } });
       await client.runs.wait(thread.thread_id, "review", { input: { topic } });
-      if (topic === "tides") await client.runs.wait(thread.thread_id, "review", { command: { resume: "yes" } });
+      if (topic === "tides") await client.runs.wait(thread.thread_id, "review", { command: { resume: "yes" }, webhook: `${receiver.url}/hook` });
     }
     await client.threads.create({ metadata: { team: "green" } });
 
@@ -61,10 +68,16 @@ async function threadViewScreenshots(): Promise<void> {
     await page.locator(".resume").waitFor();
     await settle();
     await page.screenshot({ path: join(DOCS, "ui-thread-phone.png") });
-    console.log(`Wrote ${["ui-assistants", "ui-threads", "ui-thread", "ui-thread-phone"].map((n) => `docs/${n}.png`).join(", ")}`);
+    // The figures of every run above, and a few refreshes of lines (a sample every 3 s).
+    await metrics.locator('[data-figure="webhooks"] .value', { hasText: /^1$/ }).waitFor();
+    await metrics.waitForFunction(() => Number(document.querySelector('[data-figure="finished"] polyline')?.getAttribute("data-samples")) >= 12);
+    await metrics.screenshot({ path: join(DOCS, "ui-metrics.png") });
+
+    console.log(`Wrote ${["ui-assistants", "ui-threads", "ui-thread", "ui-thread-phone", "ui-metrics"].map((n) => `docs/${n}.png`).join(", ")}`);
   } finally {
     await browser.close();
     await server.stop();
+    await receiver.close();
   }
 }
 

@@ -35,6 +35,37 @@ export function makeClient(): Client {
   });
 }
 
+/**
+ * The JSON form of /metrics: the one call the SDK has no method for, so a plain fetch with the
+ * same header. /metrics is under the same auth as the rest of the API.
+ */
+export async function fetchMetrics(): Promise<MetricsFigures> {
+  const header = loadAuthHeader();
+  const response = await fetch(`${apiUrl()}/metrics?format=json`, { headers: header ? { [header.name]: header.value } : {} });
+  // The shape errorText reads from the SDK's errors, so a 401 reads the same on every page.
+  if (!response.ok) throw { status: response.status, text: await response.text() };
+  return (await response.json()) as MetricsFigures;
+}
+
+export interface HistogramFigures {
+  count: number;
+  sum: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+/** What the metrics page reads of /metrics?format=json (src/observe/run-metrics.ts and friends). */
+export interface MetricsFigures {
+  /** Absent when the database did not answer. */
+  queue?: { n_pending: number; n_running: number; pending_runs_wait_time_max_secs: number };
+  /** Absent on an API-only replica. */
+  workers?: { max: number; active: number; available: number };
+  runs: { finished: Record<string, number>; duration_seconds: Record<string, HistogramFigures>; queue_seconds: HistogramFigures | null };
+  active_streams: number;
+  webhook_attempts?: { delivered: number; retry: number; failed: number };
+}
+
 /** What to show for a failed call: the API's `detail` when it sent one. */
 export function errorText(err: unknown): string {
   if (err && typeof err === "object" && "status" in err && "text" in err) {

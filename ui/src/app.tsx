@@ -3,6 +3,7 @@ import { useMemo, useState } from "preact/hooks";
 import { loadAuthHeader, makeClient, saveAuthHeader, type AuthHeader } from "./api.js";
 import { Link } from "./components/common.js";
 import { AssistantsPage } from "./pages/assistants.js";
+import { MetricsPage } from "./pages/metrics.js";
 import { ThreadPage } from "./pages/thread.js";
 import { ThreadsPage } from "./pages/threads.js";
 import { useRoute } from "./router.js";
@@ -23,8 +24,11 @@ export function App() {
           <Link to="" class={route.page === "assistants" ? "current" : ""}>
             Assistants
           </Link>
-          <Link to="threads" class={route.page !== "assistants" ? "current" : ""}>
+          <Link to="threads" class={route.page === "threads" || route.page === "thread" ? "current" : ""}>
             Threads
+          </Link>
+          <Link to="metrics" class={route.page === "metrics" ? "current" : ""}>
+            Metrics
           </Link>
         </nav>
         <AuthSettings
@@ -38,6 +42,7 @@ export function App() {
       <main>
         {route.page === "assistants" && <AssistantsPage client={client} assistantId={route.assistantId} />}
         {route.page === "threads" && <ThreadsPage client={client} />}
+        {route.page === "metrics" && <MetricsPage auth={auth} />}
         {route.page === "thread" && <ThreadPage key={route.threadId} client={client} threadId={route.threadId} assistantId={route.assistantId} />}
       </main>
     </>

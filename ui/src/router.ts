@@ -2,7 +2,11 @@
 // answers every such path with index.html, so reloads and shared links work.
 import { useEffect, useState } from "preact/hooks";
 
-export type Route = { page: "assistants"; assistantId?: string } | { page: "threads" } | { page: "thread"; threadId: string; assistantId?: string };
+export type Route =
+  | { page: "assistants"; assistantId?: string }
+  | { page: "threads" }
+  | { page: "thread"; threadId: string; assistantId?: string }
+  | { page: "metrics" };
 
 const CHANGED = "gantry:navigate";
 
@@ -18,6 +22,7 @@ export function parseRoute(location: Location): Route {
   const assistantId = new URLSearchParams(location.search).get("assistant") ?? undefined;
   if (first === "threads" && second) return { page: "thread", threadId: second, assistantId };
   if (first === "threads") return { page: "threads" };
+  if (first === "metrics") return { page: "metrics" };
   return { page: "assistants", assistantId: second };
 }
 
