@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runGantryExpectingFailure } from "../support/gantry-process.js";
 import { openSqliteStore } from "./backends.js";
 import { describeEncryptionE2E } from "./encryption.cases.js";
+import { describeStateEncryptionE2E } from "./encryption-state.cases.js";
 import { GRAPHS_CONFIG } from "./fixture-paths.js";
 
 describeEncryptionE2E("sqlite", openSqliteStore);
+describeStateEncryptionE2E("sqlite", openSqliteStore);
 
 describe("a key that cannot be used stops start-up", () => {
   let dataDir: string;
