@@ -1,5 +1,5 @@
 // Encryption at rest of every copy of a graph's state, as a user meets it: through the SDK, a
-// streamed run (its event log), an interrupted thread, a cron and a store item, written in turn with
+// streamed run (its event log), an interrupted thread with a webhook, a cron and a store item, written in turn with
 // no key, with a first key, then with a second key that keeps the first for reading. Then the whole
 // database (every byte of the SQLite files; every row of every PostgreSQL table) and, on `gantry
 // serve`, every Redis stream entry, hold no plaintext of what was written under a key, while the
@@ -16,6 +16,7 @@ import { TEST_DATABASE_URL } from "../support/postgres.js";
 import { TEST_REDIS_URL } from "../support/redis.js";
 import type { GantryStore } from "./backends.js";
 import { fixture } from "./fixture-paths.js";
+import { startReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 import { sdkClient } from "./http.js";
 
 const CONFIG = fixture("encryption", "langgraph.state.json");
@@ -94,7 +95,7 @@ async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-async function writeState(client: Client, phase: Phase): Promise<Written> {
+async function writeState(client: Client, phase: Phase, webhooks: WebhookReceiver): Promise<Written> {
   const secret = `${phase}-secret-${randomUUID()}`;
   const { thread_id: echoThread } = await client.threads.create();
   let echoRun = "";
@@ -106,7 +107,10 @@ async function writeState(client: Client, phase: Phase): Promise<Written> {
     if (chunk.event === "metadata") echoRun = (chunk.data as { run_id: string }).run_id;
   }
   const { thread_id: askThread } = await client.threads.create();
-  await client.runs.wait(askThread, "ask", { input: { text: secret } });
+  // Its webhook's body, which holds the values, waits in the outbox until it is delivered, and stays there.
+  const delivered = webhooks.received.length + 1;
+  await client.runs.wait(askThread, "ask", { input: { text: secret }, webhook: `${webhooks.url}/${phase}` });
+  await webhooks.waitFor(delivered);
   const cron = await client.crons.createForThread(echoThread, "echo", { schedule: "0 0 1 1 *", input: { messages: [`cron-${secret}`] } });
   await client.store.putItem(["encrypted", phase], "item", { body: secret, kind: `kind-${phase}` });
   return { secret, echoThread, echoRun, askThread, cronId: cron.cron_id };
@@ -117,13 +121,15 @@ export function describeStateEncryptionE2E(label: string, open: () => Promise<St
     let store: StateStore;
     let server: RunningGantry;
     let client: Client;
+    let webhooks: WebhookReceiver;
     const written = {} as Record<Phase, Written>;
 
     beforeAll(async () => {
       store = await open();
+      webhooks = await startReceiver();
       for (const phase of PHASES) {
         const running = await store.start(CONFIG, ENV[phase]);
-        written[phase] = await writeState(sdkClient(running.url), phase);
+        written[phase] = await writeState(sdkClient(running.url), phase, webhooks);
         if (phase === "second") server = running;
         else await running.stop();
       }
@@ -132,7 +138,15 @@ export function describeStateEncryptionE2E(label: string, open: () => Promise<St
 
     afterAll(async () => {
       await server?.stop();
+      await webhooks?.close();
       await store?.dispose();
+    });
+
+    it("delivers each run's webhook with the values, from a body stored sealed", () => {
+      for (const phase of PHASES) {
+        const body = webhooks.received.find((hook) => hook.path === `/${phase}`)?.json;
+        expect(body, phase).toMatchObject({ values: { text: written[phase].secret }, kwargs: { input: { text: written[phase].secret } } });
+      }
     });
 
     it("leaves no plaintext of what was written under a key anywhere in the database", async () => {
