@@ -30,6 +30,9 @@ export const SYSTEM_JSON_KEYS = new Set([
   "langgraph_auth_permissions",
 ]);
 
+/** Thread metadata keys Gantry itself queries: a run's graph check, deleting an assistant's threads. */
+const READ_JSON_KEYS = new Set(["graph_id", "assistant_id"]);
+
 const list = (value: string | undefined): string[] =>
   (value ?? "")
     .split(",")
@@ -45,7 +48,7 @@ export function loadEncryptionConfig(env: NodeJS.ProcessEnv): EncryptionConfig {
     const set = previousAesKeys.length > 0 ? "GANTRY_AES_PREVIOUS_KEYS" : jsonKeys.length > 0 ? "LANGGRAPH_AES_JSON_KEYS" : "GANTRY_AES_STORE_CLEAR_KEYS";
     throw new StartupError(`${set} is set but LANGGRAPH_AES_KEY is not: set LANGGRAPH_AES_KEY to the key that encrypts (16, 24 or 32 bytes)`);
   }
-  const system = jsonKeys.filter((key) => SYSTEM_JSON_KEYS.has(key));
+  const system = jsonKeys.filter((key) => SYSTEM_JSON_KEYS.has(key) || READ_JSON_KEYS.has(key));
   if (system.length > 0) {
     throw new StartupError(`LANGGRAPH_AES_JSON_KEYS names ${system.join(", ")}, which the server reads and cannot encrypt; remove it`);
   }

@@ -38,6 +38,17 @@ describe("a key that cannot be used stops start-up", () => {
     expect(run.stderr).toMatch(/^gantry: GANTRY_AES_PREVIOUS_KEYS \(key 2\) is 20 bytes long/);
   });
 
+  it("refuses a JSON key the server reads, and a store key named both sealed and clear", async () => {
+    const read = await runGantryExpectingFailure(dev(), { LANGGRAPH_AES_KEY: "a".repeat(32), LANGGRAPH_AES_JSON_KEYS: "token,graph_id" });
+    expect(read.stderr).toMatch(/^gantry: LANGGRAPH_AES_JSON_KEYS names graph_id, which the server reads and cannot encrypt; remove it/);
+    const both = await runGantryExpectingFailure(dev(), {
+      LANGGRAPH_AES_KEY: "a".repeat(32),
+      LANGGRAPH_AES_JSON_KEYS: "token",
+      GANTRY_AES_STORE_CLEAR_KEYS: "kind,token",
+    });
+    expect(both.stderr).toMatch(/^gantry: token is named in both LANGGRAPH_AES_JSON_KEYS \(sealed\) and GANTRY_AES_STORE_CLEAR_KEYS \(clear\); keep it in one/);
+  });
+
   it("refuses retired keys or JSON keys without a current key", async () => {
     const run = await runGantryExpectingFailure(dev(), { GANTRY_AES_PREVIOUS_KEYS: "b".repeat(16) });
     expect(run.stderr).toMatch(/^gantry: GANTRY_AES_PREVIOUS_KEYS is set but LANGGRAPH_AES_KEY is not/);
