@@ -188,12 +188,18 @@ function startScript(name: string, file: string): Promise<BenchServer> {
  * `gantry serve`, one replica, on the given database URL (a schema of its own in the search_path)
  * and Redis key prefix; several started on the same two share their queue.
  */
-export async function startServeForBench(databaseUrl: string, redisUrl: string, prefix: string, root = ROOT): Promise<BenchServer> {
+export async function startServeForBench(
+  databaseUrl: string,
+  redisUrl: string,
+  prefix: string,
+  root = ROOT,
+  env: Record<string, string> = {},
+): Promise<BenchServer> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
   return spawnServer({
     name: `gantry serve (${root})`,
     args: [...nodeArgs, join(root, "bin/gantry.js"), "serve", "--config", join(root, "bench/langgraph.json"), "--port", "0", "--host", "127.0.0.1"],
-    env: { ...process.env, LOG_JSON: "1", DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix },
+    env: { ...process.env, LOG_JSON: "1", DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, ...env },
     readyUrl: (line) => jsonField(line, /"listening"/, "url"),
   });
 }

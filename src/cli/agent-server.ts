@@ -2,7 +2,7 @@
 // worker, the cron scheduler, webhook delivery, sweepers and the HTTP app, composed for one role.
 // What differs between the two commands (event log and bus in process or in Redis, boot recovery,
 // shutdown hand-off, health probes) comes in as `ServerInfra`.
-import { withJsonKeyEncryption } from "../encryption/encrypted-storage.js";
+import { withEncryptedStorage } from "../encryption/encrypted-storage.js";
 import { loadEncryption } from "../encryption/load-encryption.js";
 import { Hono } from "hono";
 import { applyProjectEnv, type ServeRole, type ServerConfig } from "../config/server-config.js";
@@ -137,7 +137,9 @@ async function composeServer(config: ServerConfig, logger: Logger, infra: Server
   const encryption = await loadEncryption(config.project.root, config.project.raw.encryption?.path, config.encryption);
   const opened = await openStorage({ ...config, ...(encryption.serde ? { serde: encryption.serde } : {}) }, logger);
   const { migrated, location } = opened;
-  const storage = encryption.jsonKeys ? withJsonKeyEncryption(opened.storage, encryption.jsonKeys) : opened.storage;
+  const storage = encryption.ring
+    ? withEncryptedStorage(opened.storage, { ring: encryption.ring, jsonKeys: config.encryption.jsonKeys, storeClearKeys: config.encryption.storeClearKeys })
+    : opened.storage;
   logger.info("storage ready", { backend: storage.backend, location, migrated, encryption: encryption.mode });
 
   const assistants = assistantService({ assistants: storage.assistants, threads: storage.threads, graphs, defaults: config.graphDefaults });

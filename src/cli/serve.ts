@@ -9,12 +9,17 @@ import { createRedisBus } from "../events/redis-bus.js";
 import { redisChannels } from "../events/redis-channels.js";
 import { connectRedis } from "../events/redis-connection.js";
 import { createRedisEventLog } from "../events/redis-event-log.js";
+import { configuredKeyRing } from "../encryption/configured-key-ring.js";
+import { sealedEventPayloads } from "../encryption/sealed-event-payloads.js";
 import { createLogger, type Logger } from "../logging.js";
 import type { RunningServer } from "./agent-server.js";
 
 export async function startServeServer(flags: ServeFlags, log?: Logger): Promise<RunningServer> {
   const config = loadServeConfig(flags);
   const logger = log ?? createLogger(config.log);
+  // Built before Redis is reached, so a bad key stops start-up with its one line and nothing to close.
+  const { aesKey, previousAesKeys } = config.encryption;
+  const payloads = aesKey ? sealedEventPayloads(configuredKeyRing(aesKey, previousAesKeys)) : undefined;
   const redis = await connectRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix }, logger);
   const prefix = config.redis.keyPrefix;
   const channels = redisChannels(redis.subscriber, logger);
@@ -28,6 +33,7 @@ export async function startServeServer(flags: ServeFlags, log?: Logger): Promise
     openTtlMs: config.queue.timeoutMs * config.queue.maxAttempts + config.streamRetentionMs,
     pollMs: config.queue.pollMs,
     processId: workerId,
+    ...(payloads ? { payloads } : {}),
   });
   // Held for a little less than one sweep interval, so whichever replica ticks next can take it.
   const lockMs = Math.max(1, config.queue.sweepMs - Math.min(1_000, Math.floor(config.queue.sweepMs / 10)));

@@ -13,7 +13,21 @@ const HEADER_BYTES = MARKER.length + KEY_ID_BYTES;
 /** The platform's lengths: AES-128, AES-192 or AES-256 from a 16, 24 or 32 byte key. */
 const KEY_LENGTHS = new Set([16, 24, 32]);
 
+/** IVs drawn from the CSPRNG a batch at a time: one randomBytes call per IV was half of a seal's cost. */
+const IV_BATCH = 1024;
+
 export class KeyRingError extends Error {}
+
+let ivPool = Buffer.alloc(0);
+let ivOffset = 0;
+function nextIv(): Buffer {
+  if (ivOffset + IV_BYTES > ivPool.length) {
+    ivPool = randomBytes(IV_BATCH * IV_BYTES);
+    ivOffset = 0;
+  }
+  ivOffset += IV_BYTES;
+  return ivPool.subarray(ivOffset - IV_BYTES, ivOffset);
+}
 
 export interface KeyRing {
   /** The id (8 hex digits) of the key that encrypts. */
@@ -56,7 +70,7 @@ export function keyRing(current: { key: string; name: string }, previous: { key:
   return {
     currentKeyId: currentId,
     seal(plaintext) {
-      const iv = randomBytes(IV_BYTES);
+      const iv = nextIv();
       const cipher = createCipheriv(encrypting.algorithm, encrypting.key, iv) as import("node:crypto").CipherGCM;
       // The header is authenticated too: a value cannot be made to name another key.
       cipher.setAAD(currentHeader);

@@ -9,14 +9,14 @@ import { StartupError } from "../errors.js";
 import { importExport } from "../runtime/load-module.js";
 import { type BlobCipher, type CustomEncryption, customBlobCipher, keyRingBlobCipher } from "./blob-cipher.js";
 import { encryptedSerde } from "./encrypted-serde.js";
-import { type JsonKeyCipher, jsonKeyCipher } from "./json-keys.js";
-import { isSealed, type KeyRing, KeyRingError, keyRing } from "./key-ring.js";
+import { configuredKeyRing } from "./configured-key-ring.js";
+import { isSealed, type KeyRing } from "./key-ring.js";
 
 export interface LoadedEncryption {
   /** For the checkpointers; undefined when nothing is configured. */
   serde?: SerializerProtocol;
-  /** LANGGRAPH_AES_JSON_KEYS with the key ring; undefined when no JSON key is named. */
-  jsonKeys?: JsonKeyCipher;
+  /** For the JSON fields of storage and the event log's payloads; undefined without LANGGRAPH_AES_KEY. */
+  ring?: KeyRing;
   /** For the start-up log: which encryption is on. */
   mode: "off" | "aes" | "custom";
 }
@@ -29,22 +29,9 @@ export async function loadEncryption(root: string, modulePath: string | undefine
   const cipher: BlobCipher = custom ? { seal: custom.seal, open: (stored) => openEither(stored, custom, aes) } : aes!;
   return {
     serde: encryptedSerde(new JsonPlusSerializer(), cipher),
-    ...(ring && config.jsonKeys.length > 0 ? { jsonKeys: jsonKeyCipher(ring, config.jsonKeys) } : {}),
+    ...(ring ? { ring } : {}),
     mode: custom ? "custom" : "aes",
   };
-}
-
-/** A key of the wrong length stops start-up with the sentence that says how to make a good one. */
-function configuredKeyRing(current: string, previous: string[]): KeyRing {
-  try {
-    return keyRing(
-      { key: current, name: "LANGGRAPH_AES_KEY" },
-      previous.map((key, i) => ({ key, name: `GANTRY_AES_PREVIOUS_KEYS (key ${i + 1})` })),
-    );
-  } catch (err) {
-    if (err instanceof KeyRingError) throw new StartupError(err.message);
-    throw err;
-  }
 }
 
 async function openEither(stored: Uint8Array, custom: BlobCipher, aes: BlobCipher | undefined): Promise<Uint8Array> {

@@ -2,6 +2,8 @@
 // order until the reader reaches them (redis-event-log.ts). A batch that continues exactly from the
 // reader's cursor is taken as it is; a gap before it sends the reader back to the stream.
 
+import type { EventPayloadCodec } from "./event-payload-codec.js";
+
 // Events a reader holds from its channel before it has read them; past it, it reads the stream.
 const INBOX_EVENTS = 4096;
 
@@ -53,9 +55,9 @@ export function batchInbox() {
 }
 
 /** A channel message that is a batch (one that is not: 'open', 'end', a bare id from an older replica, makes the reader read the stream). */
-export function parseBatch(message: string): Batch {
+export function parseBatch(message: string, payloads: EventPayloadCodec): Batch {
   const { p, b, end } = JSON.parse(message) as { p: string; b: BatchEntry[]; end?: 1 };
-  return { prev: p, entries: b, end: end === 1 };
+  return { prev: p, entries: b.map(([id, event, data]) => [id, event, payloads.decode(data)]), end: end === 1 };
 }
 
 function compareIds(a: string, b: string): number {

@@ -24,6 +24,7 @@ import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { invalid } from "../errors.js";
 import { EventsLostError, LOST, StaleWriterError } from "./event-log-errors.js";
+import { type EventPayloadCodec, plainPayloads } from "./event-payload-codec.js";
 import type { RedisChannels } from "./redis-channels.js";
 import { type Batch, type BatchEntry, batchInbox, parseBatch } from "./redis-batch-inbox.js";
 import { APPEND, ATTACH, DELETE, END, OPEN, PAGE_READ } from "./redis-log-scripts.js";
@@ -46,6 +47,8 @@ export interface RedisEventLogOptions {
   maxEvents?: number;
   /** Unique per process (the worker id): names the channel on which this process hears about the logs it reads. */
   processId: string;
+  /** How event data is stored: plain JSON unless encryption at rest seals it. */
+  payloads?: EventPayloadCodec;
 }
 
 const FROM_START = new Set(["-1", "-"]);
@@ -94,6 +97,8 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   const { commands, channels, prefix, retentionMs, openTtlMs } = options;
   const pollMs = options.pollMs ?? 1_000;
   const maxEvents = options.maxEvents ?? DEFAULT_MAX_EVENTS;
+  const payloads = options.payloads ?? plainPayloads;
+  const toEvent = (id: string, fields: string[]) => storedEvent(id, fields, payloads);
   const streamKey = (key: string) => `${prefix}events:${key}`;
   const metaKey = (key: string) => `${prefix}events:${key}:meta`;
   const channel = (key: string) => `${prefix}events:${key}`;
@@ -145,7 +150,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
       const logChannel = message.slice(0, split);
       if (split < 0 || !readers.has(logChannel)) return;
       const body = message.slice(split + 1);
-      hear(logChannel, body.startsWith("{") ? parseBatch(body) : body === "gone" ? "gone" : "nudge");
+      hear(logChannel, body.startsWith("{") ? parseBatch(body, payloads) : body === "gone" ? "gone" : "nudge");
     })
     .then(() => {
       subscribed = true;
@@ -366,7 +371,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
 
     append(key, event, appendOptions = {}) {
       return new Promise<string>((resolve, reject) => {
-        const data = JSON.stringify(event.data) ?? "null";
+        const data = payloads.encode(event.data);
         const { alsoTo, writer } = appendOptions;
         const ifOpen = appendOptions.ifOpen === true;
         const pending: Pending = { event, data, also: alsoTo !== undefined, resolve, reject };
@@ -393,7 +398,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
     end(key, endOptions = {}) {
       const { alsoTo } = endOptions;
       const events: string[] = [];
-      for (const event of alsoTo?.events ?? []) events.push(event.event, JSON.stringify(event.data) ?? "null");
+      for (const event of alsoTo?.events ?? []) events.push(event.event, payloads.encode(event.data));
       return inTurn(key, async () => {
         const here = writing.has(key);
         let last: string | number;
@@ -453,12 +458,12 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
   };
 }
 
-function toEvent(id: string, fields: string[]): StoredEvent {
+function storedEvent(id: string, fields: string[], payloads: EventPayloadCodec): StoredEvent {
   let event = "";
   let data: unknown = null;
   for (let i = 0; i + 1 < fields.length; i += 2) {
     if (fields[i] === "e") event = fields[i + 1]!;
-    else if (fields[i] === "d") data = JSON.parse(fields[i + 1]!);
+    else if (fields[i] === "d") data = payloads.decode(JSON.parse(fields[i + 1]!));
   }
   return { id, event, data };
 }

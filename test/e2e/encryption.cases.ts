@@ -53,14 +53,20 @@ async function checkpointBlobs(store: GantryStore, threadId: string): Promise<Bu
 /** The sealed envelopes among the blobs: on PostgreSQL the checkpoint row itself is plain JSON without the state. */
 const sealedBlobs = (blobs: Buffer[]) => blobs.flatMap((blob) => sealedEnvelope(blob) ?? []);
 
-/** The thread's metadata and the store item's value as stored, read from the database itself. */
+/** The metadata of the thread, its runs and its crons, and the store item's value, as stored, read from the database itself. */
 async function storedJson(store: GantryStore, threadId: string, key: string): Promise<string> {
   if (store.sqliteFile) {
     const db = new Database(store.sqliteFile, { readonly: true });
     try {
-      const thread = db.prepare("SELECT CAST(metadata AS TEXT) AS text FROM threads WHERE thread_id = ?").get(threadId) as { text: string };
-      const item = db.prepare("SELECT CAST(value AS TEXT) AS text FROM store_items WHERE key = ?").get(key) as { text: string };
-      return thread.text + item.text;
+      const rows = db
+        .prepare(
+          `SELECT CAST(metadata AS TEXT) AS text FROM threads WHERE thread_id = @thread
+           UNION ALL SELECT CAST(metadata AS TEXT) FROM runs WHERE thread_id = @thread
+           UNION ALL SELECT CAST(metadata AS TEXT) FROM crons WHERE thread_id = @thread
+           UNION ALL SELECT CAST(value AS TEXT) FROM store_items WHERE key = @key`,
+        )
+        .all({ thread: threadId, key }) as { text: string }[];
+      return rows.map((row) => row.text).join("");
     } finally {
       db.close();
     }
@@ -70,6 +76,8 @@ async function storedJson(store: GantryStore, threadId: string, key: string): Pr
   try {
     const { rows } = await client.query<{ text: string }>(
       `SELECT metadata::text AS text FROM "${store.schema}".threads WHERE thread_id = $1
+       UNION ALL SELECT metadata::text FROM "${store.schema}".runs WHERE thread_id = $1
+       UNION ALL SELECT metadata::text FROM "${store.schema}".crons WHERE thread_id = $1
        UNION ALL SELECT value::text FROM "${store.schema}".store_items WHERE key = $2`,
       [threadId, key],
     );
@@ -206,17 +214,23 @@ export function describeEncryptionE2E(label: string, open: OpenStore): void {
   describe(`LANGGRAPH_AES_JSON_KEYS (${label})`, () => {
     let store: GantryStore;
     let server: RunningGantry;
-    const secret = { thread: `meta-${randomUUID()}`, item: `item-${randomUUID()}` };
+    const secret = { thread: `meta-${randomUUID()}`, item: `item-${randomUUID()}`, run: `run-${randomUUID()}`, cron: `cron-${randomUUID()}` };
     const team = `team-${randomUUID()}`;
     const itemKey = `key-${randomUUID()}`;
     let threadId = "";
 
     beforeAll(async () => {
       store = await open();
-      server = await store.start(GRAPHS_CONFIG, { LANGGRAPH_AES_KEY: FIRST_KEY, LANGGRAPH_AES_JSON_KEYS: "api_key, token" });
+      server = await store.start(GRAPHS_CONFIG, {
+        LANGGRAPH_AES_KEY: FIRST_KEY,
+        LANGGRAPH_AES_JSON_KEYS: "api_key, token",
+        GANTRY_AES_STORE_CLEAR_KEYS: "note",
+      });
       const client = sdkClient(server.url);
       ({ thread_id: threadId } = await client.threads.create({ metadata: { api_key: secret.thread, team } }));
       await client.store.putItem(["tenants", "a"], itemKey, { token: secret.item, note: "kept plain" });
+      await client.runs.wait(threadId, "echo", { input: { messages: ["hi"] }, metadata: { api_key: secret.run, team } });
+      await client.crons.createForThread(threadId, "echo", { schedule: "0 0 1 1 *", metadata: { api_key: secret.cron, team } });
     });
 
     afterAll(async () => {
@@ -224,10 +238,9 @@ export function describeEncryptionE2E(label: string, open: OpenStore): void {
       await store?.dispose();
     });
 
-    it("stores the named keys sealed and the others plain", async () => {
+    it("stores the named keys sealed and the others plain, in thread, run and cron metadata and store values", async () => {
       const stored = await storedJson(store, threadId, itemKey);
-      expect(stored).not.toContain(secret.thread);
-      expect(stored).not.toContain(secret.item);
+      for (const value of Object.values(secret)) expect(stored).not.toContain(value);
       expect(stored).toContain(team);
       expect(stored).toContain("kept plain");
     });
@@ -235,6 +248,10 @@ export function describeEncryptionE2E(label: string, open: OpenStore): void {
     it("answers the named keys decrypted", async () => {
       const client = sdkClient(server.url);
       expect((await client.threads.get(threadId)).metadata).toMatchObject({ api_key: secret.thread, team });
+      const [run] = await client.runs.list(threadId);
+      expect(run?.metadata).toMatchObject({ api_key: secret.run, team });
+      const [cron] = await client.crons.search({ threadId });
+      expect(cron?.metadata).toMatchObject({ api_key: secret.cron, team });
       expect((await client.store.getItem(["tenants", "a"], itemKey))?.value).toEqual({ token: secret.item, note: "kept plain" });
       const { items } = await client.store.searchItems(["tenants"], { filter: { note: "kept plain" } });
       expect(items.map((item) => item.value)).toEqual([{ token: secret.item, note: "kept plain" }]);

@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runGantryExpectingFailure } from "../support/gantry-process.js";
 import { openSqliteStore } from "./backends.js";
 import { describeEncryptionE2E } from "./encryption.cases.js";
+import { describeStateEncryptionE2E } from "./encryption-state.cases.js";
 import { GRAPHS_CONFIG } from "./fixture-paths.js";
 
 describeEncryptionE2E("sqlite", openSqliteStore);
+describeStateEncryptionE2E("sqlite", openSqliteStore);
 
 describe("a key that cannot be used stops start-up", () => {
   let dataDir: string;
@@ -34,6 +36,17 @@ describe("a key that cannot be used stops start-up", () => {
   it("names the retired key that is wrong", async () => {
     const run = await runGantryExpectingFailure(dev(), { LANGGRAPH_AES_KEY: "a".repeat(32), GANTRY_AES_PREVIOUS_KEYS: `${"b".repeat(16)},${"c".repeat(20)}` });
     expect(run.stderr).toMatch(/^gantry: GANTRY_AES_PREVIOUS_KEYS \(key 2\) is 20 bytes long/);
+  });
+
+  it("refuses a JSON key the server reads, and a store key named both sealed and clear", async () => {
+    const read = await runGantryExpectingFailure(dev(), { LANGGRAPH_AES_KEY: "a".repeat(32), LANGGRAPH_AES_JSON_KEYS: "token,graph_id" });
+    expect(read.stderr).toMatch(/^gantry: LANGGRAPH_AES_JSON_KEYS names graph_id, which the server reads and cannot encrypt; remove it/);
+    const both = await runGantryExpectingFailure(dev(), {
+      LANGGRAPH_AES_KEY: "a".repeat(32),
+      LANGGRAPH_AES_JSON_KEYS: "token",
+      GANTRY_AES_STORE_CLEAR_KEYS: "kind,token",
+    });
+    expect(both.stderr).toMatch(/^gantry: token is named in both LANGGRAPH_AES_JSON_KEYS \(sealed\) and GANTRY_AES_STORE_CLEAR_KEYS \(clear\); keep it in one/);
   });
 
   it("refuses retired keys or JSON keys without a current key", async () => {

@@ -1,0 +1,107 @@
+// The event log cases against Redis with encryption at rest (LANGGRAPH_AES_KEY): every payload is
+// sealed in the stream and in the batches readers hear, and reads as it was written. Then what the
+// sealing adds: no plaintext in any stream entry, a reader on another process (the channel's
+// batches) and a replay (the stream) both see the data, and a log written before the key, or under
+// a retired key, still reads.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { sealedEventPayloads } from "../../../src/encryption/sealed-event-payloads.js";
+import { keyRing } from "../../../src/encryption/key-ring.js";
+import type { MessageBus } from "../../../src/events/event-bus.js";
+import { createRedisBus } from "../../../src/events/redis-bus.js";
+import { redisChannels } from "../../../src/events/redis-channels.js";
+import { connectRedis, type RedisConnections } from "../../../src/events/redis-connection.js";
+import { createRedisEventLog, type RedisEventLogOptions } from "../../../src/events/redis-event-log.js";
+import type { RunEventLog, StoredEvent } from "../../../src/events/run-event-log.js";
+import { createLogger } from "../../../src/logging.js";
+import { deleteKeys, describeWithRedis, freshKeyPrefix, TEST_REDIS_URL } from "../../support/redis.js";
+import { eventLogCases } from "./event-log.cases.js";
+
+const OLD_KEY = { key: "old-key-16-bytes", name: "old" };
+const NEW_KEY = { key: "new-key-is-32-bytes-long-ok!!!!!", name: "new" };
+
+await describeWithRedis("Redis event log with sealed payloads", () => {
+  const retentionMs = 60_000;
+  const expiringRetentionMs = 300;
+  const prefix = freshKeyPrefix();
+  const payloads = sealedEventPayloads(keyRing(NEW_KEY, [OLD_KEY]));
+  let redis: RedisConnections;
+  let other: RedisConnections;
+  let log: RunEventLog;
+  let otherLog: RunEventLog;
+  let expiring: RunEventLog;
+  let bus: MessageBus;
+  let logOn: (processId: string, extra: Partial<RedisEventLogOptions>) => RunEventLog;
+
+  beforeAll(async () => {
+    const logger = createLogger({ level: "error", json: true });
+    redis = await connectRedis({ url: TEST_REDIS_URL, keyPrefix: prefix }, logger);
+    other = await connectRedis({ url: TEST_REDIS_URL, keyPrefix: prefix }, logger);
+    const channels = redisChannels(redis.subscriber, logger);
+    const otherChannels = redisChannels(other.subscriber, logger);
+    logOn = (processId, extra) =>
+      createRedisEventLog({ commands: redis.commands, channels, prefix, retentionMs, openTtlMs: 60_000, pollMs: 100, processId, payloads, ...extra });
+    log = logOn("A", {});
+    expiring = logOn("A-expiring", { retentionMs: expiringRetentionMs });
+    // Polls once a minute: it sees what A writes from the channel's batches, not from the stream.
+    otherLog = createRedisEventLog({
+      commands: other.commands,
+      channels: otherChannels,
+      prefix,
+      retentionMs,
+      openTtlMs: 60_000,
+      pollMs: 60_000,
+      processId: "B",
+      payloads,
+    });
+    bus = createRedisBus({ commands: redis.commands, channels, prefix });
+  });
+
+  afterAll(async () => {
+    await redis?.close();
+    await other?.close();
+    await deleteKeys(prefix);
+  });
+
+  eventLogCases(() => ({ log, bus, expiring, expiringRetentionMs }));
+
+  const collect = async (events: AsyncIterable<StoredEvent>) => {
+    const out: StoredEvent[] = [];
+    for await (const event of events) out.push(event);
+    return out;
+  };
+  const streamText = async (key: string) =>
+    ((await redis.commands.xrange(`${prefix}events:${key}`, "-", "+")) as [string, string[]][]).map(([, f]) => f.join(" ")).join("\n");
+
+  it("stores no plaintext of a payload, and a reader elsewhere and a replay both read it as written", async () => {
+    const key = `run-${randomUUID()}`;
+    const secret = `secret-${randomUUID()}`;
+    await log.open(key, { resumable: true });
+    const live = collect(otherLog.read(key, { after: "-1" }));
+    const ids = await Promise.all([1, 2, 3].map((i) => log.append(key, { event: "values", data: { secret, i } })));
+    await log.end(key);
+    const expected = ids.map((id, n) => ({ id, event: "values", data: { secret, i: n + 1 } }));
+    expect(await live).toEqual(expected);
+    expect(await collect(log.read(key, { after: "-1" }))).toEqual(expected);
+    expect(await log.last(key)).toEqual(expected.at(-1));
+    const stored = await streamText(key);
+    expect(stored).toContain("values");
+    expect(stored).not.toContain(secret);
+  });
+
+  it("reads a log written before the key was set, and one written under a retired key", async () => {
+    const before = logOn("A-before", { payloads: undefined });
+    const retired = logOn("A-retired", { payloads: sealedEventPayloads(keyRing(OLD_KEY)) });
+    for (const [writer, label] of [
+      [before, "plain"],
+      [retired, "old key"],
+    ] as const) {
+      const key = `run-${randomUUID()}`;
+      await writer.open(key, { resumable: true });
+      const id = await writer.append(key, { event: "values", data: { label } });
+      await writer.end(key);
+      expect(await collect(otherLog.read(key, { after: "-1" }))).toEqual([{ id, event: "values", data: { label } }]);
+      expect((await streamText(key)).includes(label)).toBe(label === "plain");
+    }
+  });
+});
