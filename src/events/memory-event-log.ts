@@ -261,7 +261,9 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
 
     async last(key) {
       const log = find(key);
-      return log && log.events.length > log.head ? log.events[log.events.length - 1] : undefined;
+      if (!log || log.events.length === log.head) return undefined;
+      const { id, event, data } = log.events[log.events.length - 1]!;
+      return { id, event, data };
     },
 
     close() {
