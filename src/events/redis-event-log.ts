@@ -1,6 +1,7 @@
 // Event logs in Redis, so every replica can serve every stream and Last-Event-ID resumes anywhere.
-// Each log is a Redis stream (XADD ids are the `<ms>-<seq>` ids thread streams send) plus a small hash of
-// its options, whether it ended and which processes read it (redis-log-scripts.ts). Appends send
+// Each log is a Redis stream (XADD ids are the `<ms>-<seq>` ids thread streams send; run streams
+// send each event's index, which readers count) plus a small hash of its options, whether it ended
+// and which processes read it (redis-log-scripts.ts). Appends send
 // what they wrote to each of those processes' channel; a process subscribes to its own once, at
 // start, and hands each message to its readers of that log. A reader takes a batch as it is when
 // it continues where the reader is, reads the stream otherwise, and polls as well, so a lost
@@ -69,7 +70,10 @@ interface Page {
   trimmed: boolean;
 }
 
-/** Where a new reader stands (the id and index of the event it read last), and the first page it reads; or why its replay would read short. */
+/**
+ * Where a new reader stands (the id and index of the event before its first), and the first page
+ * it reads; or why its replay would read short.
+ */
 interface Attached {
   cursor: string;
   index: number;
