@@ -20,14 +20,15 @@ import { wants } from "../runtime/stream-modes.js";
 export type ThreadStreamMode = "run_modes" | "lifecycle" | "state_update";
 
 export interface ReadFrom {
-  /** Exclusive: events strictly after this id (Last-Event-ID); "-1" replays what is held; absent attaches live. */
+  /** Exclusive: events strictly after this one (Last-Event-ID: its id or index); "-1" replays what is held; absent attaches live. */
   after?: string;
   signal?: AbortSignal;
 }
 
 export interface RunOutputService {
   /**
-   * The run's events in the modes asked for (the run's own modes when none are). A finished run
+   * The run's events in the modes asked for (the run's own modes when none are), each with its
+   * index in the run's log as its id, as the official servers number them. A finished run
    * whose log is gone (expired) has nothing left to send: the stream is empty, unless it resumes
    * after an id, whose followers are lost. A pending or running run whose log is gone lost its
    * events: the stream throws EventsLostError. The log is read at call time, so a malformed
@@ -84,7 +85,7 @@ export function runOutputService(deps: { events: RunEventLog; runs: RunRepo; thr
       const modes = new Set(options.modes ?? run.kwargs.stream_mode);
       const source = events.read(run.run_id, readOptions(options));
       return (async function* () {
-        for await (const event of source) if (wants(modes, event.event)) yield event;
+        for await (const event of source) if (wants(modes, event.event)) yield { id: String(event.index), event: event.event, data: event.data };
       })();
     },
 

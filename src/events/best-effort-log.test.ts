@@ -45,7 +45,7 @@ describe("bestEffortWrites", () => {
     expect(await events.has("run-2")).toBe(true);
     const read = [];
     for await (const event of events.read("run-2", { after: "-1" })) read.push(event);
-    expect(read).toEqual([{ id, event: "metadata", data: { run_id: "run-2" } }]);
+    expect(read).toEqual([{ id, event: "metadata", data: { run_id: "run-2" }, index: 0 }]);
     expect(warnings()).toEqual([]);
   });
 

@@ -32,6 +32,7 @@ export const LOST = {
   missing: (status: string) =>
     `has no event log although the run is ${status} (its event log vanished: Redis restarted without persistence, or the key was evicted)`,
   before: (after: string) => `no longer holds the events after ${after.slice(0, 64)}`,
+  restarted: (after: string) => `was started again after its event log vanished, and cannot tell where event ${after.slice(0, 64)} was in it`,
   behind: "dropped events this reader had not read yet (the reader fell further behind the run than the log keeps)",
 };
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GantryError } from "../errors.js";
 import { createMemoryEventLog } from "./memory-event-log.js";
-import { EventsLostError, type StoredEvent } from "./run-event-log.js";
+import { EventsLostError, type ReadEvent } from "./run-event-log.js";
 
 const RETENTION_MS = 120_000;
 let clock = 1_000;
@@ -18,8 +18,8 @@ afterEach(() => {
   clock = 1_000;
 });
 
-async function collect(events: AsyncIterable<StoredEvent>): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
+async function collect(events: AsyncIterable<ReadEvent>): Promise<ReadEvent[]> {
+  const out: ReadEvent[] = [];
   for await (const event of events) out.push(event);
   return out;
 }
@@ -82,7 +82,7 @@ describe("memory run event log", () => {
     const reader = log.read("r", { after: "-1" });
     const later = await appendMany(log, "r", 2, 3);
     await log.end("r");
-    expect((await collect(reader)).map((e) => e.id)).toEqual(later);
+    expect((await collect(reader)).map((e) => [e.id, e.index])).toEqual(later.map((id, i) => [id, 3 + i]));
   });
 
   it("gives a live reader only the events appended after it attached", async () => {
@@ -230,6 +230,8 @@ describe("memory run event log", () => {
     await log.end("r");
     await expect(collect(log.read("r", { after: ids[5]! }))).rejects.toThrow(EventsLostError);
     expect((await collect(log.read("r", { after: ids[14]! }))).map((e) => e.id)).toEqual(ids.slice(15));
+    await expect(collect(log.read("r", { after: "13" }))).rejects.toThrow("no longer holds the events after 13");
+    expect((await collect(log.read("r", { after: "14" }))).map((e) => [e.id, e.index])).toEqual(ids.slice(15).map((id, i) => [id, 15 + i]));
   });
 
   it("refuses appends after end() until the log is opened again", async () => {

@@ -2,7 +2,7 @@
 // plain arrays, one process being every reader and every writer.
 import { invalid } from "../errors.js";
 import { EventsLostError, LOST, StaleWriterError } from "./event-log-errors.js";
-import { DEFAULT_MAX_EVENTS, type OpenOptions, type RunEvent, type RunEventLog, remember, type StoredEvent } from "./run-event-log.js";
+import { DEFAULT_MAX_EVENTS, type OpenOptions, type ReadEvent, type RunEvent, type RunEventLog, remember } from "./run-event-log.js";
 
 export interface MemoryEventLogOptions {
   /** How long an ended resumable log (or an idle thread log) stays readable: RESUMABLE_STREAM_TTL_SECONDS. */
@@ -14,9 +14,13 @@ export interface MemoryEventLogOptions {
 
 const FROM_START = new Set(["-1", "-"]);
 const ID_PATTERN = /^(\d{1,15})-(\d{1,15})$/;
+const INDEX_PATTERN = /^\d{1,15}$/;
 const SWEEP_MS = 1000;
 // Compacting the dropped prefix only once it is large keeps dropping amortised O(1).
 const COMPACT_AFTER = 1024;
+
+/** Where a resume continues after: an event's index, or its id. */
+type Resume = { index: number } | { id: [number, number] };
 
 interface Cursor {
   /** Absolute position of the next event to yield. */
@@ -28,8 +32,8 @@ interface Cursor {
 interface Log {
   resumable: boolean;
   expiresWhenIdle: boolean;
-  /** events[head..] are held; events[i] is at absolute position base + i. */
-  events: StoredEvent[];
+  /** events[head..] are held; events[i] is at absolute position base + i, which is its index. */
+  events: ReadEvent[];
   base: number;
   head: number;
   lastMs: number;
@@ -156,13 +160,16 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
     log.lastMs = clockMs;
     log.lastSeq = clockSeq;
     log.touchedAt = now();
-    const stored: StoredEvent = { id: `${clockMs}-${clockSeq}`, event: event.event, data: event.data };
-    // A non-resumable log with no reader has nobody to deliver to now or later.
+    const stored: ReadEvent = { id: `${clockMs}-${clockSeq}`, event: event.event, data: event.data, index: log.base + log.events.length };
+    // A non-resumable log with no reader has nobody to deliver to now or later. It holds nothing
+    // then (its last reader dropped all), so the event is counted as dropped at once.
     if (log.resumable || log.readers.size > 0) {
       log.events.push(stored);
       const next = log.base + log.events.length;
       dropBefore(log, log.resumable ? next - maxEvents : Math.max(next - maxEvents, slowestReader(log)));
       wake(log);
+    } else {
+      log.base += 1;
     }
     return stored.id;
   };
@@ -222,13 +229,13 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
     },
 
     read(key, { after, signal }) {
-      const target = after !== undefined && !FROM_START.has(after) ? parseId(after) : undefined;
+      const target = after !== undefined && !FROM_START.has(after) ? parseResume(after) : undefined;
       const log = find(key);
       if (!log && target) return lostReader(key, LOST.before(after!));
       if (!log || signal?.aborted) return (async function* () {})();
       const gap = log.resumable && after !== undefined ? gapBefore(log, after, target) : undefined;
       if (gap) return lostReader(key, gap);
-      const cursor = startOf(log, after);
+      const cursor = startOf(log, after, target);
       log.readers.add(cursor);
       const detach = () => {
         if (!log.readers.delete(cursor)) return;
@@ -254,7 +261,9 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
 
     async last(key) {
       const log = find(key);
-      return log && log.events.length > log.head ? log.events[log.events.length - 1] : undefined;
+      if (!log || log.events.length === log.head) return undefined;
+      const { id, event, data } = log.events[log.events.length - 1]!;
+      return { id, event, data };
     },
 
     close() {
@@ -271,21 +280,26 @@ export function createMemoryEventLog(options: MemoryEventLogOptions): RunEventLo
 }
 
 /** Why a replay or resume of this log would read short, if it would. */
-function gapBefore(log: Log, after: string, target: [number, number] | undefined): string | undefined {
+function gapBefore(log: Log, after: string, target: Resume | undefined): string | undefined {
   if (!target) return log.lost ? LOST.start : undefined;
-  if (compareIds(target, log.origin) < 0 || (log.dropped && compareIds(target, log.dropped) < 0)) return LOST.before(after);
+  if ("index" in target) {
+    if (log.lost) return LOST.restarted(after);
+    const next = target.index + 1;
+    return next < log.base + log.head || next > log.base + log.events.length ? LOST.before(after) : undefined;
+  }
+  if (compareIds(target.id, log.origin) < 0 || (log.dropped && compareIds(target.id, log.dropped) < 0)) return LOST.before(after);
   return undefined;
 }
 
 /** A reader that throws at its first step: the read was called, the stream has started, and it is short. */
-function lostReader(key: string, why: string): AsyncGenerator<StoredEvent> {
+function lostReader(key: string, why: string): AsyncGenerator<ReadEvent> {
   return (async function* () {
     yield* [];
     throw new EventsLostError(key, why);
   })();
 }
 
-async function* follow(key: string, log: Log, cursor: Cursor, signal: AbortSignal | undefined, cleanup: () => void): AsyncGenerator<StoredEvent> {
+async function* follow(key: string, log: Log, cursor: Cursor, signal: AbortSignal | undefined, cleanup: () => void): AsyncGenerator<ReadEvent> {
   const origin = log.origin;
   try {
     while (!signal?.aborted) {
@@ -310,11 +324,12 @@ async function* follow(key: string, log: Log, cursor: Cursor, signal: AbortSigna
 }
 
 /** Without history there is nothing to resume from, so a non-resumable log always attaches live. */
-function startOf(log: Log, after: string | undefined): Cursor {
+function startOf(log: Log, after: string | undefined, resume: Resume | undefined): Cursor {
   const next = log.base + log.events.length;
   if (after === undefined || !log.resumable) return { pos: next };
-  if (FROM_START.has(after)) return { pos: log.base + log.head };
-  const target = parseId(after);
+  if (!resume) return { pos: log.base + log.head };
+  if ("index" in resume) return { pos: resume.index + 1 };
+  const target = resume.id;
   if (compareIds(target, [log.lastMs, log.lastSeq]) > 0) return { pos: next, floor: target };
   let lo = log.head;
   let hi = log.events.length;
@@ -359,9 +374,15 @@ function wake(log: Log): void {
   waiter?.resolve();
 }
 
+function parseResume(after: string): Resume {
+  if (INDEX_PATTERN.test(after)) return { index: Number(after) };
+  const match = ID_PATTERN.exec(after);
+  if (!match) throw invalid(`Last-Event-ID '${after.slice(0, 64)}' is not an event id from this server (expected a number, <ms>-<seq>, "-1" or "-")`);
+  return { id: [Number(match[1]), Number(match[2])] };
+}
+
 function parseId(id: string): [number, number] {
-  const match = ID_PATTERN.exec(id);
-  if (!match) throw invalid(`Last-Event-ID '${id.slice(0, 64)}' is not an event id from this server (expected <ms>-<seq>, "-1" or "-")`);
+  const match = ID_PATTERN.exec(id)!;
   return [Number(match[1]), Number(match[2])];
 }
 

@@ -1,6 +1,7 @@
 // Event logs in Redis, so every replica can serve every stream and Last-Event-ID resumes anywhere.
-// Each log is a Redis stream (XADD ids are the `<ms>-<seq>` ids clients see) plus a small hash of
-// its options, whether it ended and which processes read it (redis-log-scripts.ts). Appends send
+// Each log is a Redis stream (XADD ids are the `<ms>-<seq>` ids thread streams send; run streams
+// send each event's index, which readers count) plus a small hash of its options, whether it ended
+// and which processes read it (redis-log-scripts.ts). Appends send
 // what they wrote to each of those processes' channel; a process subscribes to its own once, at
 // start, and hands each message to its readers of that log. A reader takes a batch as it is when
 // it continues where the reader is, reads the stream otherwise, and polls as well, so a lost
@@ -28,7 +29,7 @@ import { type EventPayloadCodec, plainPayloads } from "./event-payload-codec.js"
 import type { RedisChannels } from "./redis-channels.js";
 import { type Batch, type BatchEntry, batchInbox, parseBatch } from "./redis-batch-inbox.js";
 import { APPEND, ATTACH, DELETE, END, OPEN, PAGE_READ } from "./redis-log-scripts.js";
-import { DEFAULT_MAX_EVENTS, remember, type RunEvent, type RunEventLog, type StoredEvent } from "./run-event-log.js";
+import { DEFAULT_MAX_EVENTS, type ReadEvent, remember, type RunEvent, type RunEventLog, type StoredEvent } from "./run-event-log.js";
 
 export interface RedisEventLogOptions {
   commands: Redis;
@@ -53,6 +54,7 @@ export interface RedisEventLogOptions {
 
 const FROM_START = new Set(["-1", "-"]);
 const ID_PATTERN = /^(\d{1,15})-(\d{1,15})$/;
+const INDEX_PATTERN = /^\d{1,15}$/;
 const PAGE = 500;
 // One batch's bounds: a script blocks Redis while it runs, and its arguments sit in memory twice.
 const BATCH_EVENTS = 256;
@@ -71,12 +73,16 @@ interface Page {
   trimmed: boolean;
 }
 
-/** Where a new reader stands, and the first page it reads; or why its replay would read short. */
+/**
+ * Where a new reader stands (the id and index of the event before its first), and the first page
+ * it reads; or why its replay would read short.
+ */
 interface Attached {
   cursor: string;
+  index: number;
   idle: boolean;
   page: Page;
-  gap: "" | "start" | "before";
+  gap: "" | "start" | "before" | "restarted";
 }
 
 interface Pending {
@@ -213,10 +219,10 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
     const from = after === undefined ? "" : FROM_START.has(after) ? "0-0" : after;
     const reply = (await attachScript(metaKey(key), streamKey(key), from, PAGE, ownChannel)) as
       | []
-      | [string, string | null, string, StreamEntry[], string, Attached["gap"]];
+      | [string, string | null, string, StreamEntry[], string, Attached["gap"], number];
     if (reply.length === 0) return null;
-    const [ended, idle, cursor, entries, born, gap] = reply;
-    return { cursor, idle: idle === "1", page: { ended, entries, born, trimmed: false }, gap };
+    const [ended, idle, cursor, entries, born, gap, index] = reply;
+    return { cursor, index, idle: idle === "1", page: { ended, entries, born, trimmed: false }, gap };
   };
 
   /**
@@ -226,7 +232,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
    * (even before its first pull) or is aborted; its process stays registered on the log until the
    * log expires, and ignores what it hears of a log it no longer reads.
    */
-  const follow = (key: string, after: string | undefined, signal: AbortSignal | undefined): AsyncGenerator<StoredEvent> => {
+  const follow = (key: string, after: string | undefined, signal: AbortSignal | undefined): AsyncGenerator<ReadEvent> => {
     const start = attach(key, after);
     start.catch(() => {});
     const unconfirmed = subscribed ? undefined : subscription;
@@ -266,9 +272,10 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
           if (after !== undefined && !FROM_START.has(after)) throw new EventsLostError(key, LOST.before(after));
           return;
         }
-        if (position.gap) throw new EventsLostError(key, position.gap === "start" ? LOST.start : LOST.before(after!));
+        if (position.gap) throw new EventsLostError(key, position.gap === "start" ? LOST.start : LOST[position.gap](after!));
         await unconfirmed;
-        let { cursor } = position;
+        // Every event from the cursor on reaches this reader, in order: each is the one after the last.
+        let { cursor, index } = position;
         const { born } = position.page;
         let page: Page | undefined = position.page;
         while (!signal?.aborted) {
@@ -282,7 +289,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
             if (batch) {
               for (const [id, event, data] of batch) {
                 cursor = id;
-                yield { id, event, data };
+                yield { id, event, data, index: ++index };
                 if (signal?.aborted) return;
               }
               continue;
@@ -303,7 +310,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
             if (read.trimmed) throw new EventsLostError(key, LOST.behind);
             for (const [id, fields] of entries) {
               cursor = id;
-              yield toEvent(id, fields);
+              yield { ...toEvent(id, fields), index: ++index };
               if (signal?.aborted) return;
             }
             if (entries.length === PAGE) stale = true;
@@ -442,7 +449,7 @@ export function createRedisEventLog(options: RedisEventLogOptions): RunEventLog 
     },
 
     read(key, { after, signal }) {
-      if (after !== undefined && !FROM_START.has(after)) parseId(after);
+      if (after !== undefined && !FROM_START.has(after)) checkResume(after);
       if (signal?.aborted) return (async function* () {})();
       return follow(key, after, signal);
     },
@@ -468,6 +475,8 @@ function storedEvent(id: string, fields: string[], payloads: EventPayloadCodec):
   return { id, event, data };
 }
 
-function parseId(id: string): void {
-  if (!ID_PATTERN.test(id)) throw invalid(`Last-Event-ID '${id.slice(0, 64)}' is not an event id from this server (expected <ms>-<seq>, "-1" or "-")`);
+function checkResume(after: string): void {
+  if (!INDEX_PATTERN.test(after) && !ID_PATTERN.test(after)) {
+    throw invalid(`Last-Event-ID '${after.slice(0, 64)}' is not an event id from this server (expected a number, <ms>-<seq>, "-1" or "-")`);
+  }
 }

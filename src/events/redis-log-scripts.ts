@@ -2,8 +2,8 @@
 // A log is a stream (`<prefix>events:<key>`) and a meta hash beside it: resumable, idle, ended,
 // last (the newest id written), born (`<sec>:<usec>` of Redis's clock when this log was created:
 // which log it is, and since when it holds everything), lost ('1' when it was re-created by a
-// write after it vanished: its start is missing), n (events ever added, against XLEN: whether
-// some were trimmed), w (the newest writer, for fencing) and one `r:<channel>` field per process
+// write after it vanished: its start is missing), n (events ever added: each event's index, and
+// against XLEN whether some were trimmed), w (the newest writer, for fencing) and one `r:<channel>` field per process
 // with a reader of the log, which expires with the log. Every message about a log goes to the log's own channel, which
 // readers on replicas older than the process channels subscribe to, and to each of those processes'
 // channels, prefixed with the log's channel and a newline.
@@ -174,7 +174,10 @@ for i = 11, #ARGV, 3 do
 end
 redis.call('HINCRBY', KEYS[1], 'n', #ids)
 written(KEYS[1], KEYS[2], ARGV[4], prev, entries, ids[#ids], ARGV[2], ARGV[3], ARGV[7])
-if alsoLast then written(KEYS[3], KEYS[4], ARGV[5], alsoPrev, alsoEntries, alsoLast, ARGV[2], ARGV[3], '') end
+if alsoLast then
+  redis.call('HINCRBY', KEYS[3], 'n', #alsoEntries)
+  written(KEYS[3], KEYS[4], ARGV[5], alsoPrev, alsoEntries, alsoLast, ARGV[2], ARGV[3], '')
+end
 table.insert(ids, 1, redis.call('HGET', KEYS[1], 'born') or '')
 table.insert(ids, 1, prev or '')
 return ids`;
@@ -219,33 +222,55 @@ if ARGV[6] ~= '' and #ARGV > 10 and redis.call('HGET', KEYS[3], 'ended') == '0' 
     last = redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', 'e', ARGV[i], 'd', ARGV[i + 1])
     entries[#entries + 1] = '["' .. last .. '"' .. tailOf(ARGV[i], ARGV[i + 1])
   end
+  redis.call('HINCRBY', KEYS[3], 'n', #entries)
   written(KEYS[3], KEYS[4], ARGV[6], prev, entries, last, ARGV[4], ARGV[5], '')
 end
 return result`;
 
-// KEYS: meta, stream. ARGV: the id a reader starts after ('' to attach live, '0-0' for the start),
-// page size, the reader's process channel.
+// KEYS: meta, stream. ARGV: where a reader starts: after an id, or after an index (a number: the
+// event's ordinal, counted by 'n'), '' to attach live, '0-0' for the start; page size, the reader's
+// process channel.
 // Registers the process as a reader of the log, in the same step as the position is taken, so every
 // message about what comes after that position reaches it. Returns where the reader starts, and
 // what it reads first: the log's end flag, whether it expires when idle, the id the reader stands
 // at, the first page after it (none when it attaches live, as it does to a non-resumable log,
-// which keeps no history), the log's born, and why the replay would read short ('' when it would
+// which keeps no history), the log's born, why the replay would read short ('' when it would
 // not: 'start' for the start of a log marked lost, 'before' for an id from before the log began
-// or before events it trimmed). Nothing for an unknown log.
+// or before events it trimmed, or an index it trimmed or has not reached, 'restarted' for any
+// index in a log marked lost, which counts from 0 again), and the index of the event the reader
+// stands at (-1 before the first). Nothing for an unknown log.
+// The index of an event held is its place in the stream plus the events trimmed, 'n' less XLEN.
 export const ATTACH = `${ID_HELPERS}
 local meta = redis.call('HMGET', KEYS[1], 'ended', 'idle', 'resumable', 'born', 'lost', 'n', 'origin')
 if not meta[1] then return {} end
 redis.call('HSET', KEYS[1], 'r:' .. ARGV[3], '1')
 local born = meta[4] or ''
+local held = redis.call('XLEN', KEYS[2])
+local first = math.max(tonumber(meta[6] or '0') - held, 0)
+local newest = first + held - 1
 if ARGV[1] == '' or meta[3] ~= '1' then
   local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
-  local newest = '0-0'
-  if last[1] then newest = last[1][1] end
-  return {meta[1], meta[2], newest, {}, born, ''}
+  local newestId = '0-0'
+  if last[1] then newestId = last[1][1] end
+  return {meta[1], meta[2], newestId, {}, born, '', newest}
 end
 local gap = ''
+local cursor, index = ARGV[1], first - 1
 if ARGV[1] == '0-0' then
   if meta[5] == '1' then gap = 'start' end
+elseif not string.find(ARGV[1], '-', 1, true) then
+  index = tonumber(ARGV[1])
+  if meta[5] == '1' then
+    gap = 'restarted'
+  elseif index < first - 1 or index > newest then
+    gap = 'before'
+  elseif index == first - 1 then
+    cursor = '0-0'
+  elseif newest - index <= index - first then
+    cursor = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', newest - index + 1)[newest - index + 1][1]
+  else
+    cursor = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', index - first + 1)[index - first + 1][1]
+  end
 else
   if meta[7] then
     if before(ARGV[1], meta[7]) then gap = 'before' end
@@ -254,13 +279,15 @@ else
     local ms = tonumber(string.sub(born, 1, colon - 1)) * 1000 + math.floor(tonumber(string.sub(born, colon + 1)) / 1000)
     if before(ARGV[1], ms .. '-0') then gap = 'before' end
   end
-  if gap == '' and tonumber(meta[6] or '0') > redis.call('XLEN', KEYS[2]) then
-    local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
-    if first[1] and before(ARGV[1], first[1][1]) then gap = 'before' end
+  if gap == '' and first > 0 then
+    local oldest = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
+    if oldest[1] and before(ARGV[1], oldest[1][1]) then gap = 'before' end
   end
+  -- An id from before indexes (a client reconnecting across an upgrade): its index is counted back from the newest.
+  if gap == '' then index = newest - #redis.call('XRANGE', KEYS[2], '(' .. ARGV[1], '+') end
 end
-if gap ~= '' then return {meta[1], meta[2], ARGV[1], {}, born, gap} end
-return {meta[1], meta[2], ARGV[1], redis.call('XRANGE', KEYS[2], '(' .. ARGV[1], '+', 'COUNT', ARGV[2]), born, ''}`;
+if gap ~= '' then return {meta[1], meta[2], ARGV[1], {}, born, gap, index} end
+return {meta[1], meta[2], cursor, redis.call('XRANGE', KEYS[2], '(' .. cursor, '+', 'COUNT', ARGV[2]), born, '', index}`;
 
 // KEYS: meta, stream. ARGV: cursor, page size. The end flag is read before the page: if it was
 // set, every event is already in the stream. Then the log's born: a reader that attached to

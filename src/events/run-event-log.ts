@@ -23,9 +23,18 @@ export const protocolLogKey = (threadId: string): string => `protocol:${threadId
 /** A protocol event as its log keeps it: named by its method, the whole event (with `seq` and `event_id`) as data. */
 export const protocolLogEntry = (event: ProtocolEvent): RunEvent => ({ event: event.method, data: event });
 
-/** `id` is opaque to clients; ours are Redis-stream style `<ms>-<seq>` and increase strictly per log. */
+/** `id` is Redis-stream style `<ms>-<seq>` and increases strictly per log. */
 export interface StoredEvent extends RunEvent {
   id: string;
+}
+
+/**
+ * An event as a reader gets it. `index` is its ordinal in the log: 0 for the first event appended
+ * to it, then 1, 2, … (every append counts, also those a reader filters out). A run stream's SSE
+ * ids are these, as on the official servers; a resume may name either.
+ */
+export interface ReadEvent extends StoredEvent {
+  index: number;
 }
 
 export interface OpenOptions {
@@ -89,7 +98,10 @@ export interface AppendOptions extends WriterOption {
 }
 
 export interface ReadOptions {
-  /** Exclusive: events strictly after this id. "-1" or "-" replay everything held; absent means live attach. */
+  /**
+   * Exclusive: events strictly after this event, named by its index (ReadEvent) or its id. "-1" or
+   * "-" replay everything held; absent means live attach.
+   */
   after?: string;
   signal?: AbortSignal;
 }
@@ -107,9 +119,11 @@ export interface ReadOptions {
  * its end), so a write that finds that log gone, or replaced by another one (a reader's open
  * re-created it), re-creates it marked as lost before that write. Readers are never left with a
  * clean end that is short: a reader whose log vanishes or is replaced while it reads, a replay from
- * the start of a log marked lost, and a resume (`after` an id) that the log no longer reaches back
- * to (the log is unknown, younger than the id, or dropped events after it for its size bound) all
- * throw an EventsLostError from the read's iterator.
+ * the start of a log marked lost, and a resume (`after` an id or index) that the log no longer
+ * reaches back to (the log is unknown, younger than the id, or dropped events after it for its size
+ * bound; an index the log has not reached) all throw an EventsLostError from the read's iterator.
+ * So does any resume by index of a log marked lost: a re-created log counts from 0 again, so an
+ * index cannot say which log it came from.
  */
 export interface RunEventLog {
   /**
@@ -139,12 +153,12 @@ export interface RunEventLog {
   delete(keys: string[]): Promise<void>;
   /**
    * Yields until the log is ended and drained, or the signal aborts. An unknown key yields nothing,
-   * unless `after` is an id: that resume throws EventsLostError (see "Lost logs" above).
+   * unless `after` is an id or index: that resume throws EventsLostError (see "Lost logs" above).
    * A malformed `after` throws a GantryError("invalid") here, before any event is read.
    * The reader is attached from this call on: iterate it to the end, return() it or abort the signal.
    * Events are shared between readers; treat them as read-only.
    */
-  read(key: string, options: ReadOptions): AsyncIterable<StoredEvent>;
+  read(key: string, options: ReadOptions): AsyncIterable<ReadEvent>;
   has(key: string): Promise<boolean>;
   /** The newest event held, if any: where a log's next writer continues from (the protocol's `seq`). */
   last(key: string): Promise<StoredEvent | undefined>;

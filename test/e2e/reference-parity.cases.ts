@@ -87,5 +87,29 @@ export function describeReferenceParity(name: string, open: OpenStore): void {
       expect(resumed.at(-1)).toMatchObject({ event: "values", data: { steps: ["SF", "first", "second"] } });
       expect((await johndoe.threads.get(thread.thread_id)).status).toBe("idle");
     });
+
+    // The same case's SSE ids: a run's events are numbered by their place in the run's log, from 0,
+    // and a join with one of those numbers as Last-Event-ID goes on right after that event.
+    it("subgraphs › human in the loop – no modification: stream event ids count from 0", async () => {
+      const thread = await johndoe.threads.create();
+      let runId = "";
+      const chunks = [];
+      const stream = johndoe.runs.stream(thread.thread_id, "steps", {
+        input: { steps: ["SF"] },
+        interruptBefore: ["second"],
+        streamMode: "values",
+        onRunCreated: ({ run_id }) => void (runId = run_id),
+      });
+      for await (const chunk of stream) chunks.push(chunk);
+      expect(chunks.map(({ event, id }) => [event, id])).toEqual([
+        ["metadata", "0"],
+        ["values", "1"],
+        ["values", "2"],
+        ["values", "3"],
+      ]);
+      const rest = [];
+      for await (const chunk of johndoe.runs.joinStream(thread.thread_id, runId, { lastEventId: "1" })) rest.push(chunk);
+      expect(rest).toEqual(chunks.slice(2));
+    });
   });
 }

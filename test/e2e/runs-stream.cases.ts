@@ -224,6 +224,9 @@ export function describeRunStreamsE2E(label: string, open: OpenStore): void {
         expect(framesNamed(all, "updates")).toHaveLength(10);
         expect(framesNamed(all, "values").at(-1)!.data).toEqual({ steps: ALL_STEPS });
 
+        // Each event's id is its place in the run's log, as on the official server.
+        expect(all.map((f) => f.id)).toEqual(all.map((_, i) => String(i)));
+
         const cut = all[4]!;
         const rest = await collect(gantry.client.runs.joinStream(threadId, run.run_id, { lastEventId: cut.id! }));
         expect(rest.map((f) => f.id)).toEqual(all.slice(5).map((f) => f.id));
@@ -263,6 +266,9 @@ export function describeRunStreamsE2E(label: string, open: OpenStore): void {
         await gantry.client.runs.join(threadId, run.run_id);
         const frames = await collect(gantry.client.runs.joinStream(threadId, run.run_id, { lastEventId: "-1", streamMode: "updates" }));
         expect(new Set(names(frames))).toEqual(new Set(["metadata", "updates"]));
+        // The ids keep their places in the run's log: the values events left out leave gaps.
+        const all = await collect(gantry.client.runs.joinStream(threadId, run.run_id, { lastEventId: "-1" }));
+        expect(frames.map((f) => f.id)).toEqual(all.filter((f) => f.event !== "values").map((f) => f.id));
       });
 
       it("follows a running run's events live from joinStream", async () => {

@@ -68,11 +68,53 @@ await describeWithPostgresAndRedis("gantry serve: replicas behave as one server"
       expect(streamed.at(-1)).toMatchObject({ event: "values", data: { log: ["across"] } });
       expect(streamed.map((f) => f.event)).toContain("updates");
 
+      // Every event of the run's log is shown here, so the ids are 0, 1, 2, … with no gap.
+      expect(streamed.map((f) => f.id)).toEqual(streamed.map((_, i) => String(i)));
       const rest = await collect(onA.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: streamed[0]!.id!, streamMode: ["values", "updates"] }));
       expect(rest.map((f) => f.id)).toEqual(streamed.slice(1).map((f) => f.id));
       expect(await onB.runs.join(thread.thread_id, run.run_id)).toMatchObject({ log: ["across"] });
       expect(a.output() + w.output()).toContain(`"run_id":"${run.run_id}"`);
       expect(b.output()).not.toContain('"msg":"run finished"');
+    });
+
+    // The reference's case on the Redis log: B only serves HTTP, so the run writes its log elsewhere.
+    it("subgraphs › human in the loop – no modification: stream event ids count from 0", async () => {
+      const thread = await onB.threads.create();
+      const input = { record_file: join(dir, `record-${randomUUID()}`), pause_ms: 0 };
+      const chunks = await collect(onB.runs.stream(thread.thread_id, "steps", { input, interruptBefore: ["step2"], streamMode: "values" }));
+      expect(chunks.map(({ event, id }) => [event, id])).toEqual([
+        ["metadata", "0"],
+        ["values", "1"],
+        ["values", "2"],
+        ["values", "3"],
+      ]);
+      expect(chunks.at(-1)!.data).toEqual({ __interrupt__: [] });
+    });
+
+    it("resumes a running run's stream on A after the event B numbered, missing and repeating nothing", async () => {
+      const thread = await onA.threads.create();
+      const hold = join(dir, `hold-${randomUUID()}`);
+      const input = { record_file: join(dir, `record-${randomUUID()}`), pause_ms: 0, hold_file: hold };
+      const run = await onA.runs.create(thread.thread_id, "steps", { input, streamMode: "values" });
+      // The run waits for the hold file before its first step: B has its metadata and input values, no more.
+      const reading = new AbortController();
+      const seen = [];
+      for await (const frame of onB.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1", signal: reading.signal })) {
+        seen.push(frame);
+        if (seen.length === 2) break;
+      }
+      reading.abort();
+      expect(seen.map(({ event, id }) => [event, id])).toEqual([
+        ["metadata", "0"],
+        ["values", "1"],
+      ]);
+      const resumed = collect(onA.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: seen[1]!.id! }));
+      await runReaches(onA, thread.thread_id, run.run_id, "running");
+      await writeFile(hold, "");
+      const rest = await resumed;
+      expect(rest.map((f) => f.id)).toEqual(["2", "3", "4", "5", "6"]);
+      expect(rest.at(-1)!.data).toMatchObject({ done: ["step1", "step2", "step3", "step4", "step5"] });
+      expect(await collect(onB.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1" }))).toEqual([...seen, ...rest]);
     });
 
     it("stops through B a run executing on another replica", async () => {

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
 import { GantryError } from "../../../src/errors.js";
 import type { MessageBus } from "../../../src/events/event-bus.js";
-import { EventsLostError, type RunEventLog, StaleWriterError, type StoredEvent } from "../../../src/events/run-event-log.js";
+import { EventsLostError, type RunEventLog, StaleWriterError, type ReadEvent } from "../../../src/events/run-event-log.js";
 
 export interface EventBackend {
   /**
@@ -21,8 +21,8 @@ export interface EventBackend {
   expiringRetentionMs: number;
 }
 
-async function collect(events: AsyncIterable<StoredEvent>): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
+async function collect(events: AsyncIterable<ReadEvent>): Promise<ReadEvent[]> {
+  const out: ReadEvent[] = [];
   for await (const event of events) out.push(event);
   return out;
 }
@@ -51,7 +51,28 @@ export function eventLogCases(backend: () => EventBackend): void {
     expect((await collect(log.read(k, { after: "-1" }))).map((e) => e.data)).toEqual([0, 1, 2, 3, 4].map((i) => ({ i })));
     const resumed = await collect(log.read(k, { after: ids[1]! }));
     expect(resumed.map((e) => e.id)).toEqual(ids.slice(2));
-    expect(resumed[0]).toEqual({ id: ids[2], event: "values", data: { i: 2 } });
+    expect(resumed[0]).toEqual({ id: ids[2], event: "values", data: { i: 2 }, index: 2 });
+  });
+
+  it("numbers events from 0 in the order appended, and resumes strictly after an index as after an id", async () => {
+    const { log } = backend();
+    const k = key();
+    await log.open(k, { resumable: true });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await log.append(k, { event: "values", data: { i } }));
+    const resumed = collect(log.read(k, { after: "1" }));
+    const live = collect(log.read(k, {}));
+    for (let i = 3; i < 5; i++) ids.push(await log.append(k, { event: "values", data: { i } }));
+    await log.end(k);
+    const event = (i: number) => ({ id: ids[i], event: "values", data: { i }, index: i });
+    expect(await resumed).toEqual([2, 3, 4].map(event));
+    expect(await live).toEqual([3, 4].map(event));
+    expect(await collect(log.read(k, { after: "-1" }))).toEqual([0, 1, 2, 3, 4].map(event));
+    expect(await collect(log.read(k, { after: ids[2]! }))).toEqual([3, 4].map(event));
+    expect(await collect(log.read(k, { after: "4" }))).toEqual([]);
+    // An index the log has not reached is from another log under the key: what it missed is unknown.
+    await expect(collect(log.read(k, { after: "5" }))).rejects.toThrow(EventsLostError);
+    await expect(collect(log.read(key(), { after: "0" }))).rejects.toThrow(EventsLostError);
   });
 
   it("delivers live events to a waiting reader and ends it when the log ends", async () => {
@@ -80,7 +101,7 @@ export function eventLogCases(backend: () => EventBackend): void {
     await log.end(k);
     stopWriting();
     const ids = await Promise.all(writes);
-    const expected = ids.map((id, i) => ({ id, event: "custom", data: { i } }));
+    const expected = ids.map((id, i) => ({ id, event: "custom", data: { i }, index: i }));
     expect(await early).toEqual(expected);
     expect(await late).toEqual(expected);
   });
@@ -92,7 +113,7 @@ export function eventLogCases(backend: () => EventBackend): void {
     const id = await log.append(k, { event: "values", data: 1 });
     await log.end(k);
     await log.open(k, { resumable: true, createOnly: true });
-    expect(await collect(log.read(k, { after: "-1" }))).toEqual([{ id, event: "values", data: 1 }]);
+    expect(await collect(log.read(k, { after: "-1" }))).toEqual([{ id, event: "values", data: 1, index: 0 }]);
     const fresh = key();
     await log.open(fresh, { resumable: true, createOnly: true });
     expect(await log.has(fresh)).toBe(true);
@@ -175,7 +196,7 @@ export function eventLogCases(backend: () => EventBackend): void {
     const controller = new AbortController();
     const live = log.read(k, { after: first, signal: controller.signal })[Symbol.asyncIterator]();
     const second = await log.append(k, { event: "lifecycle", data: { status: "success" } });
-    expect((await live.next()).value).toEqual({ id: second, event: "lifecycle", data: { status: "success" } });
+    expect((await live.next()).value).toEqual({ id: second, event: "lifecycle", data: { status: "success" }, index: 1 });
     controller.abort();
     await live.return?.();
   });
@@ -257,7 +278,7 @@ export function eventLogCases(backend: () => EventBackend): void {
     const k = key();
     await log.open(k, { resumable: true });
     const ids = await Promise.all(Array.from({ length: 1_234 }, (_, i) => log.append(k, { event: "custom", data: { i } })));
-    const numbers = (events: StoredEvent[]) => events.map((e) => (e.data as { i: number }).i);
+    const numbers = (events: ReadEvent[]) => events.map((e) => (e.data as { i: number }).i);
     // While the log is open: a replay reads every page held, then waits for what comes next.
     const whileOpen = collect(log.read(k, { after: "-1" }));
     const fromMiddle = collect(log.read(k, { after: ids[700]! }));
@@ -335,6 +356,8 @@ export function eventLogCases(backend: () => EventBackend): void {
     await expect(collect(log.read(k, { after: "-1" }))).rejects.toThrow(/lost its earliest events/);
     await expect(collect(log.read(k, { after: before }))).rejects.toThrow(EventsLostError);
     expect((await collect(log.read(k, { after }))).map((e) => e.id)).toEqual([last]);
+    // The new log counts from 0 again: an index cannot tell the old log's events from its own.
+    await expect(collect(log.read(k, { after: "0" }))).rejects.toThrow(/started again after its event log vanished/);
   });
 
   it("leaves a lost log behind, ended, when its writer ends a log that vanished", async () => {

@@ -8,7 +8,7 @@ import { createRedisBus } from "../../../src/events/redis-bus.js";
 import { redisChannels } from "../../../src/events/redis-channels.js";
 import { connectRedis, type RedisConnections } from "../../../src/events/redis-connection.js";
 import { createRedisEventLog } from "../../../src/events/redis-event-log.js";
-import { EventsLostError, type RunEventLog, type StoredEvent } from "../../../src/events/run-event-log.js";
+import { EventsLostError, type RunEventLog, type ReadEvent } from "../../../src/events/run-event-log.js";
 import type { MessageBus } from "../../../src/events/event-bus.js";
 import { createLogger } from "../../../src/logging.js";
 import { deleteKeys, describeWithRedis, freshKeyPrefix, TEST_REDIS_URL } from "../../support/redis.js";
@@ -63,8 +63,8 @@ await describeWithRedis("Redis event log and bus", () => {
 
   eventLogCases(() => ({ log, bus, expiring, expiringRetentionMs }));
 
-  const collect = async (events: AsyncIterable<StoredEvent>) => {
-    const out: StoredEvent[] = [];
+  const collect = async (events: AsyncIterable<ReadEvent>) => {
+    const out: ReadEvent[] = [];
     for await (const event of events) out.push(event);
     return out;
   };
@@ -76,7 +76,7 @@ await describeWithRedis("Redis event log and bus", () => {
     }
   };
   const subscribers = async (channel: string) => ((await redis.commands.pubsub("NUMSUB", channel)) as [string, number])[1];
-  const values = (ids: string[], from = 1) => ids.map((id, n) => ({ id, event: "values", data: { i: n + from } }));
+  const values = (ids: string[], from = 1) => ids.map((id, n) => ({ id, event: "values", data: { i: n + from }, index: n + from - 1 }));
 
   it("replays a log in one command, the attach reading its first page, with no subscription of its own", async () => {
     const key = `run-${randomUUID()}`;
@@ -177,7 +177,7 @@ await describeWithRedis("Redis event log and bus", () => {
     await otherLog.read(key, { after: "-1" })[Symbol.asyncIterator]().return?.();
     const first = await log.append(key, { event: "values", data: { i: 1 } });
     const iterator = leaving[Symbol.asyncIterator]();
-    expect((await iterator.next()).value).toEqual({ id: first, event: "values", data: { i: 1 } });
+    expect((await iterator.next()).value).toEqual({ id: first, event: "values", data: { i: 1 }, index: 0 });
     controller.abort();
     expect((await iterator.next()).done).toBe(true);
     // B stays registered on the log and hears the next batches, for no reader of its own.
@@ -197,7 +197,7 @@ await describeWithRedis("Redis event log and bus", () => {
       await log.open(key, { resumable: true });
       const first = await log.append(key, { event: "values", data: { i: 1 } });
       const reader = log.read(key, { after: "-1" })[Symbol.asyncIterator]();
-      expect((await reader.next()).value).toEqual({ id: first, event: "values", data: { i: 1 } });
+      expect((await reader.next()).value).toEqual({ id: first, event: "values", data: { i: 1 }, index: 0 });
       const next = reader.next();
       await wipe(key);
       if (writesAgain) await log.append(key, { event: "values", data: { i: 2 } });
@@ -206,6 +206,7 @@ await describeWithRedis("Redis event log and bus", () => {
       await log.end(key);
       await expect(collect(log.read(key, { after: "-1" }))).rejects.toThrow(EventsLostError);
       await expect(collect(otherLog.read(key, { after: first }))).rejects.toThrow(EventsLostError);
+      await expect(collect(otherLog.read(key, { after: "0" }))).rejects.toThrow(EventsLostError);
     }
   });
 
@@ -239,6 +240,17 @@ await describeWithRedis("Redis event log and bus", () => {
     await small.end(key);
     await expect(collect(small.read(key, { after: ids[5]! }))).rejects.toThrow(EventsLostError);
     expect((await collect(small.read(key, { after: ids[398]! }))).map((e) => e.id)).toEqual([ids[399]]);
+    // By index: what the stream still holds is found from either end, and what it trimmed is lost.
+    await expect(collect(small.read(key, { after: "5" }))).rejects.toThrow("no longer holds the events after 5");
+    const held = await collect(small.read(key, { after: "-1" }));
+    expect(held.map((e) => e.index)).toEqual(held.map((_, i) => 400 - held.length + i));
+    expect(held.map((e) => e.id)).toEqual(ids.slice(400 - held.length));
+    for (const from of [held[0]!.index, held[1]!.index, 397, 398, 399]) {
+      expect((await collect(small.read(key, { after: String(from) }))).map((e) => [e.id, e.index])).toEqual(
+        ids.slice(from + 1).map((id, i) => [id, from + 1 + i]),
+      );
+    }
+    await expect(collect(small.read(key, { after: String(held[0]!.index - 2) }))).rejects.toThrow(EventsLostError);
   });
 
   it("tells a reader that fell further behind than the log keeps that it lost events, instead of skipping them", async () => {
