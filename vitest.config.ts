@@ -8,7 +8,7 @@ export default defineConfig({
     pool: "forks",
     // Vitest's default is one worker per core less one: a single worker on a 2-core machine. Most
     // files spend their time waiting on servers they started, so two at a time keep both cores busy.
-    maxWorkers: 2,
+    maxWorkers: 3,
     // Tests of a `describe.concurrent` start gantry processes; started all at once (the default is
     // five) on two cores, each took 25-34 s to start. Two at a time, as many as there are cores.
     maxConcurrency: 2,
