@@ -166,7 +166,7 @@ async function composeServer(config: ServerConfig, logger: Logger, infra: Server
   }
 
   const webhookMetrics = createWebhookMetrics();
-  const { observe, runMetrics, observer } = startObserving(config, storage, logger, () => worker?.load());
+  const { observe, runMetrics, observer } = await startObserving(config, storage, logger, () => worker?.load());
   let selfUrl = "";
   const deliveries =
     config.webhooks.enabled && runsWorker
