@@ -1,5 +1,6 @@
-// Start-up time of the example project (examples/langgraph.json): from spawning `gantry dev` (and
-// `gantry serve`, when PostgreSQL and Redis answer) to the first 200 from /ok, and to the graphs'
+// Start-up time of the example project (examples/langgraph.json): from spawning `gantry dev`, `npm
+// start` (the same through npm) and `gantry serve` (when PostgreSQL and Redis answer) to the first
+// 200 from /ok, and to the graphs'
 // first run answered, and the CPU time the server process had used when /ok first answered (user +
 // system, all its threads; from /proc, so Linux only): on a machine others load, wall time grows
 // with the queue for the cores while CPU time stays close to what a quiet machine shows. Each
@@ -70,12 +71,17 @@ async function until(check: () => Promise<boolean>, exited: () => string | undef
   }
 }
 
-async function startOnce(command: "dev" | "serve", env: Record<string, string>): Promise<Start> {
+/** `npm start` is `gantry dev` on the example project run through npm, as README's set-up has it. */
+type Command = "dev" | "serve" | "npm start";
+
+async function startOnce(command: Command, env: Record<string, string>): Promise<Start> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "gantry-bench-startup-"));
-  const args = [BIN, command, "--config", CONFIG, "--port", String(port), "--host", "127.0.0.1", ...(command === "dev" ? ["--data-dir", dir] : [])];
+  const flags = ["--port", String(port), "--host", "127.0.0.1", ...(command === "serve" ? [] : ["--data-dir", dir])];
+  const [file, args] =
+    command === "npm start" ? ["npm", ["start", "--silent", "--", ...flags]] : [process.execPath, [BIN, command, "--config", CONFIG, ...flags]];
   const started = performance.now();
-  const child = spawn(process.execPath, args, { env: { ...process.env, LOG_JSON: "true", ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(file, args, { cwd: ROOT, env: { ...process.env, LOG_JSON: "true", ...env }, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -85,7 +91,8 @@ async function startOnce(command: "dev" | "serve", env: Record<string, string>):
     const url = `http://127.0.0.1:${port}`;
     await until(() => answers(`${url}/ok`), exited);
     const okMs = performance.now() - started;
-    const cpuMs = cpuMsOf(child.pid!);
+    // npm's own process is not the server: its CPU time would leave the server's out.
+    const cpuMs = command === "npm start" ? undefined : cpuMsOf(child.pid!);
     const run = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ assistant_id: "agent", input: {} }) };
     await until(() => answers(`${url}/runs/wait`, run), exited);
     return { okMs, cpuMs, runMs: performance.now() - started };
@@ -124,20 +131,21 @@ async function serviceUp(): Promise<boolean> {
   }
 }
 
-async function measure(command: "dev" | "serve", env: Record<string, string>): Promise<void> {
+async function measure(command: Command, env: Record<string, string>): Promise<void> {
   // One unmeasured start first: tsx's transform cache is filled once per machine, not per start.
   await startOnce(command, env);
   const starts: Start[] = [];
   for (let i = 0; i < STARTS; i++) starts.push(await startOnce(command, env));
   const cpu = starts.flatMap((s) => (s.cpuMs === undefined ? [] : [s.cpuMs]));
   console.log(
-    `gantry ${command}: /ok answered ${summary(starts.map((s) => s.okMs))}; first run answered ${summary(starts.map((s) => s.runMs))}` +
+    `${command === "npm start" ? command : `gantry ${command}`}: /ok answered ${summary(starts.map((s) => s.okMs))}; first run answered ${summary(starts.map((s) => s.runMs))}` +
       (cpu.length > 0 ? `; CPU time at /ok ${summary(cpu)}` : ""),
   );
 }
 
 console.log(`node ${process.version}, ${STARTS} starts each, 1-min load before: ${loadavg()[0]!.toFixed(2)}`);
 await measure("dev", {});
+await measure("npm start", {});
 if (await serviceUp()) await measure("serve", { DATABASE_URL, REDIS_URL, REDIS_KEY_PREFIX: `bench-startup-${process.pid}:` });
 else console.log(`gantry serve: skipped, PostgreSQL (${DATABASE_URL}) or Redis (${REDIS_URL}) does not answer`);
 console.log(`1-min load after: ${loadavg()[0]!.toFixed(2)}`);
