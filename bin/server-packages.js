@@ -33,13 +33,17 @@ export const SERVER_PACKAGES = {
   serve: [...BOTH, "pg", "ioredis", "@langchain/langgraph-checkpoint-postgres"],
 };
 
+/** Options of `gantry dev` and `gantry serve` followed by a value, which is no command name. */
+const TAKES_VALUE = new Set(["--config", "-c", "--port", "-p", "--host", "--data-dir", "--role"]);
+
 /**
  * The server command argv asks for, or undefined for every other command and for help and
  * version output, which load no server. A guess only decides what loads early, never what runs.
  */
 export function serverCommand(argv) {
-  if (argv.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")) return undefined;
-  return argv.find((arg) => arg === "dev" || arg === "serve");
+  const command = argv.find((arg, i) => !arg.startsWith("-") && !TAKES_VALUE.has(argv[i - 1]));
+  if (command !== "dev" && command !== "serve") return undefined;
+  return argv.some((arg) => arg === "--help" || arg === "-h" || arg === "--version") ? undefined : command;
 }
 
 export async function loadServerPackages(command) {
