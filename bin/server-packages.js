@@ -1,7 +1,7 @@
 // The packages a Gantry server imports at start, loaded before tsx's loader hooks are registered.
 // Once any hook is registered, Node hands every module it resolves and loads to the hooks' thread
 // and waits for the answer; tsx then also reads each file to decide whether to transform it. That
-// doubled to tripled the CPU time of loading these packages (some 1,300 modules; docs/benchmarks.md,
+// doubled to tripled the CPU time of loading these packages (some 700 modules; docs/benchmarks.md,
 // 2026-11-28). Loaded first, they are in the module cache when Gantry's TypeScript imports them,
 // under the same URLs, and only the few imports of them pass through the hooks. A package left off
 // the list still loads, through the hooks; one listed but no longer imported costs its load time.

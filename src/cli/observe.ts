@@ -16,8 +16,8 @@ export interface Observing {
 
 export async function startObserving(config: ServerConfig, storage: Storage, log: Logger, workers: () => WorkerLoad | undefined): Promise<Observing> {
   const langsmith = config.observe.langsmith ? langsmithTracing() : undefined;
-  // OpenTelemetry's SDK loads only for a server that exports traces: at every start it cost a
-  // quarter to half a second (docs/benchmarks.md, 2026-11-28).
+  // OpenTelemetry's SDK loads only for a server that exports traces: at every start it cost about
+  // 0.12 s of CPU (docs/benchmarks.md, 2026-11-28).
   const otel = config.observe.otel ? (await import("../observe/otel.js")).startOtel(config.observe.otel) : undefined;
   if (langsmith) log.info("tracing runs to LangSmith");
   if (config.observe.otel) log.info("exporting OpenTelemetry traces", { url: config.observe.otel.tracesUrl, service: config.observe.otel.serviceName });

@@ -21,7 +21,7 @@ const SERVER_ERROR = -32000;
 
 /**
  * The MCP SDK and Gantry's server on it, loaded at the first POST rather than at start: some 200
- * modules, a tenth of a second or more of start-up, for an endpoint most servers never see used.
+ * modules, about 0.3 s of start-up CPU, for an endpoint most servers never see used.
  */
 let mcpModules:
   | Promise<
