@@ -26,7 +26,7 @@ import { createTypedSchemaSource } from "../runtime/typed-schemas/typed-schema-s
 import { fileClock, systemClock } from "../scheduler/clock.js";
 import { CronScheduler } from "../scheduler/cron-scheduler.js";
 import { StartupError } from "../errors.js";
-import { listenHttp, type Listening } from "./listen-http.js";
+import type { EarlyListener } from "./listen-http.js";
 import { backendMetrics } from "./backend-metrics.js";
 import { startObserving } from "./observe.js";
 import type { Logger } from "../logging.js";
@@ -91,29 +91,17 @@ export interface ServerInfra {
   schemaCacheDir?: string;
   /** `gantry dev`: rebuild langgraph.json's `ui` entries when their files change. */
   watchGenerativeUi?: boolean;
-  /** Runs first, before the project loads: `dev` locks its data directory here. */
-  claimStorage?: () => void;
   /** Commands sent to Redis so far, for /metrics. */
   redisCommandsSent?: () => number;
   /** Releases what the infra holds (Redis connections), after everything else stopped. */
   close(): Promise<void>;
 }
 
-export async function startAgentServer(config: ServerConfig, logger: Logger, infra: ServerInfra): Promise<RunningServer> {
-  // The data directory and the port first, before the graphs load (seconds, for a large project): a
-  // second server started by mistake (a double `npm start`) stops at once, before its recovery takes
-  // back the first one's live runs. Requests that arrive meanwhile wait for the app.
-  infra.claimStorage?.();
-  const early = await listenEarly(config.host, config.port);
-  try {
-    return await composeServer(config, logger, infra, early);
-  } catch (err) {
-    early.server.close();
-    throw err;
-  }
-}
-
-async function composeServer(config: ServerConfig, logger: Logger, infra: ServerInfra, early: EarlyListener): Promise<RunningServer> {
+/**
+ * The server on `early`, the listener its command opened before this module loaded; on failure the
+ * command closes it.
+ */
+export async function startAgentServer(config: ServerConfig, logger: Logger, infra: ServerInfra, early: EarlyListener): Promise<RunningServer> {
   const { role, bus } = infra;
   const events = bestEffortWrites(infra.events, logger);
   const runsWorker = role !== "api";
@@ -168,7 +156,7 @@ async function composeServer(config: ServerConfig, logger: Logger, infra: Server
   }
 
   const webhookMetrics = createWebhookMetrics();
-  const { observe, runMetrics, observer } = startObserving(config, storage, logger, () => worker?.load());
+  const { observe, runMetrics, observer } = await startObserving(config, storage, logger, () => worker?.load());
   let selfUrl = "";
   const deliveries =
     config.webhooks.enabled && runsWorker
@@ -357,30 +345,6 @@ async function composeServer(config: ServerConfig, logger: Logger, infra: Server
         logger.info("stopped");
       })();
       return closing;
-    },
-  };
-}
-
-/** The app's fetch; `env` carries the Node request and response (@hono/node-server), which body reading needs. */
-type AppFetch = (request: Request, env?: unknown) => Response | Promise<Response>;
-
-interface EarlyListener extends Listening {
-  /** Hands requests, those that waited included, to the app once it is built. */
-  serve(fetch: AppFetch): void;
-}
-
-async function listenEarly(host: string, port: number): Promise<EarlyListener> {
-  let handOver: (fetch: AppFetch) => void = () => {};
-  const ready = new Promise<AppFetch>((resolveReady) => {
-    handOver = resolveReady;
-  });
-  let app: AppFetch | undefined;
-  const listening = await listenHttp(async (request, env) => (app ?? (await ready))(request, env), host, port);
-  return {
-    ...listening,
-    serve(fetch) {
-      app = fetch;
-      handOver(fetch);
     },
   };
 }

@@ -1,5 +1,6 @@
 // Starts the HTTP listener of a Gantry command and turns a port that can't be had into a start-up
-// error naming the flag to change.
+// error naming the flag to change. A server listens before its modules and graphs load (seconds,
+// for a large project), holding the requests that arrive meanwhile until its app is built.
 //
 // Idle keep-alive connections stay open 65 s, not Node's 5 s. Clients keep idle connections for
 // about as long (Python's httpx 5 s, Node's fetch 4 s) and then close them themselves; when the
@@ -48,4 +49,28 @@ export async function listenHttp(fetch: (request: Request, env?: unknown) => Res
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   const bound = (server.address() as AddressInfo).port;
   return { server, port: bound, origin: `http://${host.includes(":") ? `[${host}]` : host}:${bound}` };
+}
+
+/** The app's fetch; `env` carries the Node request and response (@hono/node-server), which body reading needs. */
+export type AppFetch = (request: Request, env?: unknown) => Response | Promise<Response>;
+
+export interface EarlyListener extends Listening {
+  /** Hands requests, those that waited included, to the app once it is built. */
+  serve(fetch: AppFetch): void;
+}
+
+export async function listenEarly(host: string, port: number): Promise<EarlyListener> {
+  let handOver: (fetch: AppFetch) => void = () => {};
+  const ready = new Promise<AppFetch>((resolveReady) => {
+    handOver = resolveReady;
+  });
+  let app: AppFetch | undefined;
+  const listening = await listenHttp(async (request, env) => (app ?? (await ready))(request, env), host, port);
+  return {
+    ...listening,
+    serve(fetch) {
+      app = fetch;
+      handOver(fetch);
+    },
+  };
 }

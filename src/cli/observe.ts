@@ -3,7 +3,7 @@
 import type { ServerConfig } from "../config/server-config.js";
 import type { Logger } from "../logging.js";
 import { langsmithTracing, type LangSmithTracing } from "../observe/langsmith.js";
-import { startOtel, type Otel } from "../observe/otel.js";
+import type { Otel } from "../observe/otel.js";
 import { createRunMetrics, type RunMetrics, type WorkerLoad } from "../observe/run-metrics.js";
 import { runObserver, type RunObserver } from "../observe/run-observer.js";
 import type { Storage } from "../storage/ports.js";
@@ -14,9 +14,11 @@ export interface Observing {
   observer: RunObserver;
 }
 
-export function startObserving(config: ServerConfig, storage: Storage, log: Logger, workers: () => WorkerLoad | undefined): Observing {
+export async function startObserving(config: ServerConfig, storage: Storage, log: Logger, workers: () => WorkerLoad | undefined): Promise<Observing> {
   const langsmith = config.observe.langsmith ? langsmithTracing() : undefined;
-  const otel = config.observe.otel ? startOtel(config.observe.otel) : undefined;
+  // OpenTelemetry's SDK loads only for a server that exports traces: at every start it cost about
+  // 0.12 s of CPU (docs/benchmarks.md, 2026-11-28).
+  const otel = config.observe.otel ? (await import("../observe/otel.js")).startOtel(config.observe.otel) : undefined;
   if (langsmith) log.info("tracing runs to LangSmith");
   if (config.observe.otel) log.info("exporting OpenTelemetry traces", { url: config.observe.otel.tracesUrl, service: config.observe.otel.serviceName });
   const runMetrics = createRunMetrics({

@@ -13,6 +13,7 @@ import { configuredKeyRing } from "../encryption/configured-key-ring.js";
 import { sealedEventPayloads } from "../encryption/sealed-event-payloads.js";
 import { createLogger, type Logger } from "../logging.js";
 import type { RunningServer } from "./agent-server.js";
+import { type EarlyListener, listenEarly } from "./listen-http.js";
 
 export async function startServeServer(flags: ServeFlags, log?: Logger): Promise<RunningServer> {
   const config = loadServeConfig(flags);
@@ -38,23 +39,32 @@ export async function startServeServer(flags: ServeFlags, log?: Logger): Promise
   // Held for a little less than one sweep interval, so whichever replica ticks next can take it.
   const lockMs = Math.max(1, config.queue.sweepMs - Math.min(1_000, Math.floor(config.queue.sweepMs / 10)));
   const sweepLock = async () => (await redis.commands.set(`${prefix}sweeper`, workerId, "PX", lockMs, "NX")) === "OK";
+  let early: EarlyListener | undefined;
   try {
-    // Loaded once configuration and Redis are known good, so a misconfigured replica fails in
-    // well under a second instead of after loading LangGraph.
+    // The port before the server's modules and the graphs load, and those once configuration and
+    // Redis are known good: a misconfigured replica, or one on a port in use, fails before the bulk
+    // of its start-up.
+    early = await listenEarly(config.host, config.port);
     const { startAgentServer } = await import("./agent-server.js");
-    return await startAgentServer(config, logger, {
-      role: config.role,
-      workerId,
-      events,
-      bus: createRedisBus({ commands: redis.commands, channels, prefix }),
-      aloneOnDatabase: false,
-      handOffOnShutdown: true,
-      sweepLock,
-      probes: [{ name: "redis", label: "Redis", ping: () => redis.ping() }],
-      redisCommandsSent: () => redis.commandsSent(),
-      close: () => redis.close(),
-    });
+    return await startAgentServer(
+      config,
+      logger,
+      {
+        role: config.role,
+        workerId,
+        events,
+        bus: createRedisBus({ commands: redis.commands, channels, prefix }),
+        aloneOnDatabase: false,
+        handOffOnShutdown: true,
+        sweepLock,
+        probes: [{ name: "redis", label: "Redis", ping: () => redis.ping() }],
+        redisCommandsSent: () => redis.commandsSent(),
+        close: () => redis.close(),
+      },
+      early,
+    );
   } catch (err) {
+    early?.server.close();
     await redis.close();
     throw err;
   }

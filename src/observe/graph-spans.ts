@@ -7,7 +7,7 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
 import type { LLMResult } from "@langchain/core/outputs";
 import { type Context, type Span, SpanKind, trace, type Tracer } from "@opentelemetry/api";
-import { endWithError } from "./otel.js";
+import { endWithError } from "./span-error.js";
 
 export class GraphSpans extends BaseCallbackHandler {
   name = "gantry_otel";

@@ -4,7 +4,7 @@
 // hand rather than through a global context manager: nothing else in the process is instrumented,
 // and a run's spans must hang under the `traceparent` its creating request carried, which may have
 // reached another replica (it is stored with the run).
-import { type Context, defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, type Span, SpanStatusCode, type Tracer } from "@opentelemetry/api";
+import { type Context, defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, type Tracer } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -45,12 +45,4 @@ export function startOtel(config: OtelConfig): Otel {
     },
     shutdown: () => provider.shutdown(),
   };
-}
-
-/** Ends a span with an error status naming what went wrong. */
-export function endWithError(span: Span, err: unknown): void {
-  const message = err instanceof Error ? err.message : String(err);
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
-  span.setAttribute("error.type", err instanceof Error ? err.name : "Error");
-  span.end();
 }

@@ -2,15 +2,12 @@
 // each assistant a tool (mcp/agent-mcp-server.ts). Stateless, as on the platform: every POST gets
 // its own server and transport and no session id, so GET has no stream to offer (405) and DELETE
 // has no session to end (a no-op).
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context } from "hono";
 import type { AssistantService } from "../../domain/assistants.js";
 import type { JsonObject } from "../../domain/records.js";
 import type { RunOutputService } from "../../domain/run-output.js";
 import type { RunService } from "../../domain/runs.js";
 import type { Logger } from "../../logging.js";
-import { agentMcpServer } from "../../mcp/agent-mcp-server.js";
-import { readJsonRpcBody } from "../../mcp/json-rpc-body.js";
 import { describeGraphSchemas } from "../../runtime/graph-info.js";
 import type { GraphRegistry } from "../../runtime/graph-registry.js";
 import type { TypedSchemaSource } from "../../runtime/typed-schemas/typed-schema-source.js";
@@ -21,6 +18,26 @@ import { route, type RouteSpec } from "../route.js";
 const TAG = "MCP";
 /** JSON-RPC's implementation-defined server error, which the SDK's transport uses for refusals at the HTTP level. */
 const SERVER_ERROR = -32000;
+
+/**
+ * The MCP SDK and Gantry's server on it, loaded at the first POST rather than at start: some 200
+ * modules, about 0.3 s of start-up CPU, for an endpoint most servers never see used.
+ */
+let mcpModules:
+  | Promise<
+      [
+        typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+        typeof import("../../mcp/agent-mcp-server.js"),
+        typeof import("../../mcp/json-rpc-body.js"),
+      ]
+    >
+  | undefined;
+const loadMcp = () =>
+  (mcpModules ??= Promise.all([
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("../../mcp/agent-mcp-server.js"),
+    import("../../mcp/json-rpc-body.js"),
+  ]));
 
 export interface McpRouteDeps {
   assistants: AssistantService;
@@ -48,6 +65,7 @@ export function mcpRoutes(deps: McpRouteDeps): RouteSpec[] {
   };
 
   const post = async (c: Context<AppEnv>) => {
+    const [{ WebStandardStreamableHTTPServerTransport }, { agentMcpServer }, { readJsonRpcBody }] = await loadMcp();
     const read = readJsonRpcBody(await readBodyText(c));
     if (!read.ok) return c.json(read.error, 400);
     const server = agentMcpServer(serverDeps, { access: accessOf(c), headers: requestHeaders(c), requestId: c.get("requestId") });
