@@ -5,12 +5,11 @@
 // waiting, while another connection writes.
 import { emptyCheckpoint } from "@langchain/langgraph-checkpoint";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteStorage, type SqliteStorage } from "../../../src/storage/sqlite/open-sqlite.js";
+import { holdWriteLock } from "../../support/sqlite-write-lock.js";
 import { newId, newRun, newThread } from "./builders.js";
 
 const WORKER = "worker-1";
@@ -18,39 +17,11 @@ const LEASE_MS = 30_000;
 /** Long enough to be sure the write under test began while the lock was held; well under the busy timeout. */
 const HOLD_MS = 300;
 
-// Plain JavaScript evaluated in the worker, which gets no TypeScript loader.
-const HOLDER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
-db.exec("BEGIN IMMEDIATE");
-parentPort.postMessage("held");
-setTimeout(() => {
-  db.exec("COMMIT");
-  db.close();
-  parentPort.postMessage("released");
-}, workerData.holdMs);
-`;
-
-/**
- * Another connection, on a thread of its own, takes the write lock and keeps it HOLD_MS: resolves
- * once it holds it, with a promise that settles when it lets go.
- */
-async function holdWriteLock(file: string): Promise<{ released: Promise<void> }> {
-  const worker = new Worker(HOLDER_SOURCE, {
-    eval: true,
-    workerData: { file, driver: createRequire(import.meta.url).resolve("better-sqlite3"), holdMs: HOLD_MS },
-  });
-  const released = new Promise<void>((resolve, reject) => {
-    worker.on("message", (message) => message === "released" && resolve());
-    worker.once("error", reject);
-  });
-  released.catch(() => {});
-  await new Promise<void>((resolve, reject) => {
-    worker.on("message", (message) => message === "held" && resolve());
-    worker.once("error", reject);
-  });
-  return { released: released.finally(() => worker.terminate()) };
+/** Another connection takes the write lock and keeps it HOLD_MS: resolves once it holds it. */
+async function lockedFor(file: string): Promise<{ released: Promise<number> }> {
+  const holder = holdWriteLock(file, { holdMs: HOLD_MS });
+  await holder.held;
+  return { released: holder.stop() };
 }
 
 describe("sqlite: a write waits for another connection's write lock", () => {
@@ -85,7 +56,7 @@ describe("sqlite: a write waits for another connection's write lock", () => {
     const config = { configurable: { thread_id: threadId, checkpoint_ns: "", run_id: runId } };
     const saved = await storage.checkpoints.saver.put(config, { ...emptyCheckpoint(), id: newId() }, { source: "input", step: -1, parents: {} }, {});
 
-    const lock = await holdWriteLock(storage.file);
+    const lock = await lockedFor(storage.file);
     const started = Date.now();
     await storage.checkpoints.saver.putWrites({ configurable: { ...saved.configurable, run_id: runId } }, [["answer", 42]], "task-1");
     const waited = Date.now() - started;
@@ -103,7 +74,7 @@ describe("sqlite: a write waits for another connection's write lock", () => {
     const { runId, threadId, unguard, failures } = await guardedRun();
     const config = { configurable: { thread_id: threadId, checkpoint_ns: "", run_id: runId } };
 
-    const lock = await holdWriteLock(storage.file);
+    const lock = await lockedFor(storage.file);
     const saved = await storage.checkpoints.saver.put(config, { ...emptyCheckpoint(), id: newId() }, { source: "input", step: -1, parents: {} }, {});
     await lock.released;
     unguard();
@@ -116,7 +87,7 @@ describe("sqlite: a write waits for another connection's write lock", () => {
     const { runId, unguard } = await guardedRun();
     unguard();
 
-    const lock = await holdWriteLock(storage.file);
+    const lock = await lockedFor(storage.file);
     expect(await storage.runs.finish(runId, WORKER, { status: "success", thread_status: "idle" })).toBe(true);
     await lock.released;
 
