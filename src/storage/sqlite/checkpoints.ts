@@ -22,6 +22,11 @@ type LeasedWrite = RunLease & { runId: string };
  * statements that insert its rows, which check the run's row in the same transaction: the saver
  * serialises before it writes, so a check ahead of the call would not be atomic with the write.
  *
+ * The saver's own transactions (putWrites wraps its inserts in one) begin IMMEDIATE, as ours do.
+ * Begun deferred, the lease check inside made it a read that then upgrades to a write, and SQLite
+ * fails that upgrade at once, without the busy timeout, while another connection holds the write
+ * lock (the WAL checkpoint thread's RESTART): the run failed with "database is locked".
+ *
  * Its put is the saver's own but for the metadata, which is always serialised in plain JSON: the
  * saver would pass it through `serde` like the checkpoint, and an encrypting serde would then hide
  * what history filters and run rollbacks query (json_extract on metadata).
@@ -98,9 +103,11 @@ function withCachedStatements(db: Database.Database, writing: AsyncLocalStorage<
     }
     return wrapper;
   };
+  const transaction = (fn: (...args: never[]) => unknown) => db.transaction(fn).immediate;
   return new Proxy(db, {
     get(target, property) {
       if (property === "prepare") return prepare;
+      if (property === "transaction") return transaction;
       const value: unknown = Reflect.get(target, property, target);
       // better-sqlite3's methods only work on the real connection object.
       return typeof value === "function" ? value.bind(target) : value;

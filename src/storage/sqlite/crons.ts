@@ -183,7 +183,7 @@ export function sqliteCrons(db: Database.Database): CronRepo {
       return rows.map(rowToStored);
     },
     async advance(claims) {
-      return advanceAll(claims);
+      return advanceAll.immediate(claims);
     },
   };
 }
