@@ -31,6 +31,17 @@ describe("schemas of a TypeScript-typed graph through the SDK", () => {
   let server: RunningGantry;
   let client: Client;
 
+  /** The support graph's schemas once they are typed (the reading runs in the background). */
+  const typedSupportSchemas = () =>
+    eventually(
+      "typed schemas",
+      async () => {
+        const answer = await client.assistants.getSchemas("support");
+        return typedOrPause(answer, isTyped(answer));
+      },
+      TYPES_READ_MS,
+    );
+
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "gantry-typed-schemas-"));
     server = await startGantry({ config: CONFIG, dataDir });
@@ -80,14 +91,7 @@ describe("schemas of a TypeScript-typed graph through the SDK", () => {
   it(
     "describes input, state, output, config and context with the graph's own types",
     async () => {
-      const schemas = await eventually(
-        "typed schemas",
-        async () => {
-          const answer = await client.assistants.getSchemas("support");
-          return typedOrPause(answer, isTyped(answer));
-        },
-        TYPES_READ_MS,
-      );
+      const schemas = await typedSupportSchemas();
       expect(schemas.graph_id).toBe("support");
       const input = propertiesOf(schemas.input_schema);
       expect(input.tone).toEqual({ type: "string", enum: ["formal", "friendly"] });
@@ -117,14 +121,7 @@ describe("schemas of a TypeScript-typed graph through the SDK", () => {
   it(
     "assistants > schemas: types a messages state as the reference's generator names LangChain's message classes",
     async () => {
-      const schemas = await eventually(
-        "typed schemas",
-        async () => {
-          const answer = await client.assistants.getSchemas("support");
-          return typedOrPause(answer, isTyped(answer));
-        },
-        TYPES_READ_MS,
-      );
+      const schemas = await typedSupportSchemas();
       const baseMessage = "BaseMessage<MessageStructure<MessageToolSet>,MessageType>";
       expect(schemas.state_schema).toMatchObject({
         type: "object",
