@@ -33,7 +33,7 @@ export interface ThreadTask {
   /** The subgraph's checkpoint, when the task runs a subgraph and its state was not read (then it is `state.checkpoint`). */
   checkpoint: TaskCheckpoint | null;
   /** The subgraph's state; only present when the snapshot was read with subgraphs. */
-  state: ThreadState | null;
+  state: SubgraphState | null;
   /** The task's writes once it has finished; null while it has not. */
   result: unknown;
 }
@@ -49,6 +49,9 @@ export interface ThreadState {
   created_at: string | null;
   interrupts: Interrupt[];
 }
+
+/** A subgraph's state under its task: without the aggregated `interrupts`, as the official JS server sends it (they are on the task). */
+export type SubgraphState = Omit<ThreadState, "interrupts">;
 
 interface SnapshotLike {
   values: unknown;
@@ -85,6 +88,11 @@ export function toThreadState(snapshot: unknown): ThreadState {
   };
 }
 
+function toSubgraphState(snapshot: SnapshotLike): SubgraphState {
+  const { interrupts: _onTheTask, ...state } = toThreadState(snapshot);
+  return state;
+}
+
 /**
  * The checkpoint a RunnableConfig points at, or null without a thread. A config naming no
  * checkpoint (a subgraph task not started yet, a thread never run) gets `checkpoint_id: null`.
@@ -118,7 +126,7 @@ function toThreadTask(task: TaskLike): ThreadTask {
     interrupts: toWire(task.interrupts ?? []) as Interrupt[],
     // Read with subgraphs, the subgraph's checkpoint is in `state`; both official servers send null here then.
     checkpoint: subgraph ? null : taskCheckpointOf(task.state),
-    state: subgraph ? toThreadState(subgraph) : null,
+    state: subgraph ? toSubgraphState(subgraph) : null,
     result: task.result === undefined ? null : (toWire(task.result) ?? null),
   };
 }
