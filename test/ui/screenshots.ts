@@ -70,7 +70,10 @@ async function threadViewScreenshots(): Promise<void> {
     await page.screenshot({ path: join(DOCS, "ui-thread-phone.png") });
     // The figures of every run above, and a few refreshes of lines (a sample every 3 s).
     await metrics.locator('[data-figure="webhooks"] .value', { hasText: /^1$/ }).waitFor();
-    await metrics.waitForFunction(() => Number(document.querySelector('[data-figure="finished"] polyline')?.getAttribute("data-samples")) >= 12);
+    // Twelve samples take 36 s from the page's opening, past the page's default timeout.
+    await metrics.waitForFunction(() => Number(document.querySelector('[data-figure="finished"] polyline')?.getAttribute("data-samples")) >= 12, undefined, {
+      timeout: 60_000,
+    });
     await metrics.screenshot({ path: join(DOCS, "ui-metrics.png") });
 
     console.log(`Wrote ${["ui-assistants", "ui-threads", "ui-thread", "ui-thread-phone", "ui-metrics"].map((n) => `docs/${n}.png`).join(", ")}`);
