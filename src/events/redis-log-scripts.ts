@@ -277,7 +277,9 @@ else
   elseif born ~= '' then
     local colon = string.find(born, ':', 1, true)
     local ms = tonumber(string.sub(born, 1, colon - 1)) * 1000 + math.floor(tonumber(string.sub(born, colon + 1)) / 1000)
-    if before(ARGV[1], ms .. '-0') then gap = 'before' end
+    if before(ARGV[1], ms .. '-0') then gap = 'before'
+    -- In the millisecond the log was born, an id may be an earlier log's: it must be one of this one's.
+    elseif tonumber(string.match(ARGV[1], '^(%d+)-')) == ms and #redis.call('XRANGE', KEYS[2], ARGV[1], ARGV[1]) == 0 then gap = 'before' end
   end
   if gap == '' and first > 0 then
     local oldest = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)

@@ -78,6 +78,21 @@ await describeWithRedis("Redis event log and bus", () => {
   const subscribers = async (channel: string) => ((await redis.commands.pubsub("NUMSUB", channel)) as [string, number])[1];
   const values = (ids: string[], from = 1) => ids.map((id, n) => ({ id, event: "values", data: { i: n + from }, index: n + from - 1 }));
 
+  // A log deleted and made again within one millisecond: an id of the old log can carry the new
+  // log's birth millisecond, so a resume from it must be checked against the new log's entries.
+  it("refuses a resume from an id of a deleted log that shares the new log's birth millisecond", async () => {
+    const k = `protocol:${randomUUID()}`;
+    await log.open(k, { resumable: true, expiresWhenIdle: true });
+    await log.append(k, { event: "values", data: { secret: 1 } });
+    await log.delete([k]);
+    await log.open(k, { resumable: true, expiresWhenIdle: true, createOnly: true });
+    await log.append(k, { event: "values", data: { secret: 2 } });
+    const born = (await redis.commands.hget(`${prefix}events:${k}:meta`, "born")) as string;
+    const [seconds, micros] = born.split(":").map(Number) as [number, number];
+    const sameMillisecond = `${seconds * 1000 + Math.floor(micros / 1000)}-999`;
+    await expect(collect(log.read(k, { after: sameMillisecond }))).rejects.toThrow(EventsLostError);
+  });
+
   it("replays a log in one command, the attach reading its first page, with no subscription of its own", async () => {
     const key = `run-${randomUUID()}`;
     await log.open(key, { resumable: true });
