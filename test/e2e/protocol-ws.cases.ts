@@ -9,7 +9,7 @@ import type { OpenStore } from "./backends.js";
 import { startDroppingWebSocketProxy } from "./dropping-proxy.js";
 import { useGantry } from "./fixture.js";
 import { sdkClient } from "./http.js";
-import { PROTOCOL_CONFIG } from "./protocol.cases.js";
+import { PROTOCOL_CONFIG, settledRun } from "./protocol.cases.js";
 import { collectRun, expectOrdered, lifecycleOf } from "./protocol-support.js";
 import { openSocket, webSocketFactory } from "./protocol-ws-support.js";
 
@@ -38,7 +38,7 @@ export function describeProtocolWebSocketE2E(backend: string, open: OpenStore): 
       expect(lifecycleOf(events)).toEqual(["running", "completed"]);
       for (const method of ["values", "updates", "checkpoints", "tasks"]) expect(ofMethod(events, method).length, method).toBeGreaterThan(0);
       const finalValues = dataOf(ofMethod(events, "values").at(-1)!);
-      expect((await gantry.client.runs.get(thread.threadId, runId)).status).toBe("success");
+      expect(await settledRun(gantry.client, thread.threadId, runId)).toBe("success");
       expect((await gantry.client.threads.getState(thread.threadId)).values).toEqual(finalValues);
     });
 

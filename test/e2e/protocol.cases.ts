@@ -18,7 +18,7 @@ const dataOf = <T = Record<string, unknown>>(event: Event) => event.params.data 
 const ofMethod = (events: Event[], method: string) => events.filter((e) => e.method === method);
 
 /** The terminal lifecycle event is written just before the run's outcome is stored: the classic status follows it. */
-const settledRun = (client: Client, threadId: string, runId: string) =>
+export const settledRun = (client: Client, threadId: string, runId: string) =>
   eventually(
     `run ${runId} to settle`,
     async () => {
