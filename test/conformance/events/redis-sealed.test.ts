@@ -8,60 +8,33 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { sealedEventPayloads } from "../../../src/encryption/sealed-event-payloads.js";
 import { keyRing } from "../../../src/encryption/key-ring.js";
 import type { MessageBus } from "../../../src/events/event-bus.js";
-import { createRedisBus } from "../../../src/events/redis-bus.js";
-import { redisChannels } from "../../../src/events/redis-channels.js";
-import { connectRedis, type RedisConnections } from "../../../src/events/redis-connection.js";
-import { createRedisEventLog, type RedisEventLogOptions } from "../../../src/events/redis-event-log.js";
+import type { RedisConnections } from "../../../src/events/redis-connection.js";
 import type { RunEventLog, StoredEvent } from "../../../src/events/run-event-log.js";
-import { createLogger } from "../../../src/logging.js";
-import { deleteKeys, describeWithRedis, freshKeyPrefix, TEST_REDIS_URL } from "../../support/redis.js";
+import { describeWithRedis, freshKeyPrefix } from "../../support/redis.js";
 import { eventLogCases } from "./event-log.cases.js";
+import { closeRedisLogs, EXPIRING_RETENTION_MS, openRedisLogs, type RedisLogs } from "./redis-logs.js";
 
 const OLD_KEY = { key: "old-key-16-bytes", name: "old" };
 const NEW_KEY = { key: "new-key-is-32-bytes-long-ok!!!!!", name: "new" };
 
 await describeWithRedis("Redis event log with sealed payloads", () => {
-  const retentionMs = 60_000;
-  const expiringRetentionMs = 300;
+  const expiringRetentionMs = EXPIRING_RETENTION_MS;
   const prefix = freshKeyPrefix();
   const payloads = sealedEventPayloads(keyRing(NEW_KEY, [OLD_KEY]));
+  let logs: RedisLogs | undefined;
   let redis: RedisConnections;
-  let other: RedisConnections;
   let log: RunEventLog;
   let otherLog: RunEventLog;
   let expiring: RunEventLog;
   let bus: MessageBus;
-  let logOn: (processId: string, extra: Partial<RedisEventLogOptions>) => RunEventLog;
+  let logOn: RedisLogs["logOn"];
 
   beforeAll(async () => {
-    const logger = createLogger({ level: "error", json: true });
-    redis = await connectRedis({ url: TEST_REDIS_URL, keyPrefix: prefix }, logger);
-    other = await connectRedis({ url: TEST_REDIS_URL, keyPrefix: prefix }, logger);
-    const channels = redisChannels(redis.subscriber, logger);
-    const otherChannels = redisChannels(other.subscriber, logger);
-    logOn = (processId, extra) =>
-      createRedisEventLog({ commands: redis.commands, channels, prefix, retentionMs, openTtlMs: 60_000, pollMs: 100, processId, payloads, ...extra });
-    log = logOn("A", {});
-    expiring = logOn("A-expiring", { retentionMs: expiringRetentionMs });
-    // Polls once a minute: it sees what A writes from the channel's batches, not from the stream.
-    otherLog = createRedisEventLog({
-      commands: other.commands,
-      channels: otherChannels,
-      prefix,
-      retentionMs,
-      openTtlMs: 60_000,
-      pollMs: 60_000,
-      processId: "B",
-      payloads,
-    });
-    bus = createRedisBus({ commands: redis.commands, channels, prefix });
+    logs = await openRedisLogs(prefix, payloads);
+    ({ redis, log, otherLog, expiring, bus, logOn } = logs);
   });
 
-  afterAll(async () => {
-    await redis?.close();
-    await other?.close();
-    await deleteKeys(prefix);
-  });
+  afterAll(() => closeRedisLogs(logs, prefix));
 
   eventLogCases(() => ({ log, bus, expiring, expiringRetentionMs }));
 
